@@ -1,0 +1,109 @@
+// Backends behind one narrow interface, registered by name. The framework never names a concrete
+// backend; the CLI, the suite runner and the test driver reach them through the registry.
+//
+// Parameters are plain strings (as they appear on the command line and in YAML); each backend
+// declares the parameters it accepts so that suites and the CLI can be validated, with the allowed
+// values, before anything runs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fprev/target.hpp"
+
+namespace fprev {
+
+using Params = std::map<std::string, std::string>;
+
+enum class ParamType : std::uint8_t { integer, string, choice, boolean };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::string;
+  std::vector<std::string> choices;  // for ParamType::choice
+  bool required = false;
+  std::string default_value;         // used when absent and not required ("" = no default)
+  std::int64_t min_value = 0;        // for integers
+  std::int64_t max_value = INT64_MAX;
+  std::string help;
+};
+
+// Raised for a bad parameter; the CLI and suite loader add the file/line/column.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string parameter, const std::string& message)
+      : std::runtime_error(message), parameter_(std::move(parameter)) {}
+  const std::string& parameter() const { return parameter_; }  // "" when not about one parameter
+
+ private:
+  std::string parameter_;
+};
+
+// Validates `params` against `specs` (unknown names, types, choices, ranges, required ones) and
+// returns them with defaults filled in. Throws ConfigError naming the parameter and allowed values.
+Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
+                      std::string_view context);
+std::int64_t param_int(const Params& params, const std::string& name);
+const std::string& param_str(const Params& params, const std::string& name);
+
+// What a backend instance is and where it runs. The platform key is the part of the environment
+// under which a golden stays valid; everything else is metadata.
+struct Identity {
+  std::string library;          // "OpenBLAS", "reference", "cuBLAS"
+  std::string version;          // "0.3.21"
+  std::string configuration;    // build configuration, core name, device name ...
+  std::string platform_key;     // file-name safe, e.g. "haswell-t1"; "any" when portable
+  std::map<std::string, std::string> details;  // further metadata (driver version, path, ...)
+};
+
+class BackendUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One configured instance of a backend (a loaded library with its thread count, a simulated
+// architecture, ...). Creates targets for cases.
+class BackendInstance {
+ public:
+  virtual ~BackendInstance() = default;
+  virtual Identity identity() const = 0;
+  // Case parameters (op, dtype, n, m, k, order, ...); `resolve_params` is applied by the caller.
+  virtual std::vector<ParamSpec> case_params() const = 0;
+  // Checks a resolved case beyond per-parameter rules (impossible shapes, an op the loaded library
+  // lacks). Throws ConfigError.
+  virtual void validate_case(const Params& case_params) const = 0;
+  virtual std::unique_ptr<Target> make_target(const Params& case_params) const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;  // "reference", "blas", "tcsim", "cublas"
+  virtual std::string_view summary() const = 0;
+  virtual std::vector<ParamSpec> instance_params() const = 0;  // library, threads, arch, ...
+  // Opens an instance. Throws ConfigError for bad settings and BackendUnavailable (with the reason)
+  // when it cannot run here (no GPU, library not found).
+  virtual std::unique_ptr<BackendInstance> open(const Params& instance_params) const = 0;
+};
+
+class BackendRegistry {
+ public:
+  void add(std::unique_ptr<Backend> backend);
+  const Backend* find(std::string_view name) const;
+  std::vector<const Backend*> all() const;
+  std::string names() const;  // "blas, cublas, reference, tcsim"
+
+ private:
+  std::map<std::string, std::unique_ptr<Backend>, std::less<>> backends_;
+};
+
+// The registry holding every backend compiled into this build (filled by the backends library).
+const BackendRegistry& builtin_backends();
+
+}  // namespace fprev

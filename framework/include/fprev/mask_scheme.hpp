@@ -1,0 +1,59 @@
+// Mask schemes: the values of M and of the unit for given input / accumulator / output formats and
+// summand kind, and how an output decodes back to a count of unmasked units (papers/000 Sec. 4.1
+// and 8.1). Schemes are computed from the formats' ranges, not tabulated, and guarantee:
+//   * M + s == M for every partial sum s of at most `max_summands` units, in the accumulator format,
+//     also inside a fused multi-term sum keeping `fused_extra_bits` extra alignment bits;
+//   * M - M == 0, and M, the unit and every count below exact_count_limit are finite and exact in
+//     the input (each factor), accumulator and output formats;
+//   * products are split over both factors when the target allows it (SummandKind::product), so the
+//     range of both factors is used (fp16: mask 2^15 x 2^15, unit 2^-12 x 2^-12).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "fprev/target.hpp"
+
+namespace fprev {
+
+struct MaskScheme {
+  ProbeValues values;
+  double output_unit = 1.0;  // the output of one unmasked unit: values.unit.value()
+  // Counts strictly below this limit come back exactly (2^precision of the narrowest of the
+  // accumulator and output formats). A count at or above it may have been rounded: the engine then
+  // switches to the low-dynamic-range algorithm (papers/000 Alg. 5).
+  std::uint64_t exact_count_limit = 0;
+  // The largest number of active summands the masks are guaranteed to absorb.
+  std::uint64_t max_summands = 0;
+  int mask_exponent = 0;  // M = 2^mask_exponent (as a product for product summands)
+  int unit_exponent = 0;  // unit = 2^unit_exponent
+
+  std::string describe() const;  // "M = 2^62 x 2^63, unit = 2^-63 x 2^-63, exact counts < 2^24"
+};
+
+class MaskSchemeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Chooses the scheme for `traits` able to mask `n` summands. Throws MaskSchemeError when the formats
+// cannot mask that many (the message names the formats and the largest n they support).
+MaskScheme choose_mask_scheme(const NumericTraits& traits, std::size_t n);
+
+// Decoding of one output. `count` is meaningful for exact and saturated outputs.
+enum class DecodeStatus : std::uint8_t {
+  exact,       // a whole number of units below exact_count_limit
+  saturated,   // a whole (rounded) number of units >= exact_count_limit: only "large" is known
+  non_finite,  // NaN or infinity
+  not_whole,   // not a whole number of units
+  negative,    // below zero
+};
+struct DecodedOutput {
+  DecodeStatus status;
+  std::uint64_t count;
+};
+DecodedOutput decode_output(const MaskScheme& scheme, double output);
+
+}  // namespace fprev

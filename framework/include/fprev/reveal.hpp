@@ -1,0 +1,116 @@
+// The revelation engine: reveals a target's summation tree with FPRev (papers/000 Alg. 4, with the
+// low-dynamic-range technique of Alg. 5 switched on automatically), BasicFPRev (Alg. 2) or the naive
+// search (Sec. 3.3, n <= 8). A target that misbehaves never yields a tree: reveal() throws
+// RevealFailure carrying a Diagnostic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "fprev/mask_scheme.hpp"
+#include "fprev/target.hpp"
+#include "fprev/tree.hpp"
+
+namespace fprev {
+
+enum class Algorithm : std::uint8_t { fprev, basic, naive };
+std::string_view to_string(Algorithm algorithm);
+std::optional<Algorithm> parse_algorithm(std::string_view name);
+
+// What kind of misbehaviour was found.
+enum class Finding : std::uint8_t {
+  nondeterministic,        // run-to-run differences on identical inputs (atomics, papers/004)
+  order_independent,       // exact / correctly rounded sum: no summation tree exists (papers/001)
+  value_dependent,         // the order changes with the values (e.g. sorting by magnitude)
+  non_finite_output,       // NaN or infinity where a count was expected
+  not_whole_count,         // output is not a whole number of units
+  count_out_of_range,      // more units than are active, or negative
+  inconsistent_structure,  // the l(i,j) values cannot form a summation tree
+  verification_failed,     // the revealed tree does not reproduce the target's results
+  batch_inconsistent,      // rows/columns of one batched call disagree (output-dependent order)
+  unsupported,             // the formats cannot mask this many summands, or n is too large
+  target_error,            // the target itself failed (library or device error)
+};
+std::string_view to_string(Finding finding);
+
+// Run-to-run variability of a non-deterministic target (papers/004, Eq. 1 and 2): outputs of
+// repeated runs B_r compared with the first run A.
+struct Variability {
+  std::size_t runs = 0;
+  std::size_t inputs = 0;       // distinct inputs per run
+  double count_variability = 0.0;  // V_c: fraction of outputs that differ from run 0
+  double ermv = 0.0;               // V_ermv: mean |A - B| / |A|
+  std::size_t distinct_outputs = 0;  // distinct values seen for the first input
+};
+
+struct Diagnostic {
+  Finding finding = Finding::inconsistent_structure;
+  std::string message;       // one paragraph a person can act on
+  std::string probe;         // the probe involved, e.g. "A^{3,7} (+M at leaf 3, -M at leaf 7)"
+  std::optional<double> raw_output;
+  std::string likely_cause;
+  std::optional<Variability> variability;
+  std::string to_string() const;  // full multi-line text
+};
+
+class RevealFailure : public std::runtime_error {
+ public:
+  explicit RevealFailure(Diagnostic diagnostic);
+  const Diagnostic& diagnostic() const { return diagnostic_; }
+
+ private:
+  Diagnostic diagnostic_;
+};
+
+struct RevealStats {
+  std::size_t probes = 0;          // masked inputs evaluated
+  std::size_t target_calls = 0;    // evaluate() calls (probes and value batches)
+  std::size_t value_inputs = 0;    // random inputs evaluated (determinism, verification)
+  double target_seconds = 0.0;     // time inside Target::evaluate
+  double total_seconds = 0.0;      // wall time of the whole reveal
+  bool low_range_mode = false;     // Alg. 5 technique used (counts exceeded the output's capacity)
+  std::size_t verified_probes = 0;  // l(i,j) predictions checked after the reveal
+  std::size_t simulated_inputs = 0; // random inputs reproduced bitwise by simulating the tree
+};
+
+struct Progress {
+  std::size_t probes_done = 0;
+  std::size_t leaves_placed = 0;
+  std::size_t leaves_total = 0;
+};
+
+struct RevealOptions {
+  Algorithm algorithm = Algorithm::fprev;
+  std::uint64_t seed = 0x5eed;
+  std::size_t determinism_runs = 5;   // evaluations of the same random inputs before revealing
+  std::size_t determinism_inputs = 4; // distinct random inputs (batched when the target allows)
+  std::size_t verify_probes = 64;     // random l(i,j) checked against the finished tree (0: off)
+  std::size_t verify_inputs = 8;      // random inputs reproduced by simulation (binary trees)
+  std::function<void(const Progress&)> on_progress;  // called now and then; may be empty
+};
+
+struct RevealResult {
+  Tree tree;
+  RevealStats stats;
+  MaskScheme scheme;
+};
+
+RevealResult reveal(Target& target, const RevealOptions& options = {});
+
+// Checks that a target still follows `tree` without a full reveal: the determinism check, the
+// l(i,j) of `probes` random pairs (and of every pair involving leaf 0), and bitwise simulation on
+// random inputs when the tree is binary. Throws RevealFailure on any disagreement.
+RevealStats verify(Target& target, const Tree& tree, const RevealOptions& options = {});
+
+// Sum of `values` in the order of `tree`, with IEEE round-to-nearest additions in `accumulator`
+// and fused nodes aligned to the largest exponent and truncated to precision + extra_bits, then
+// rounded to `output`. Iterative (any depth).
+double simulate_sum(const Tree& tree, std::span<const double> values, Format accumulator,
+                    Format output, int fused_extra_bits = 0);
+
+}  // namespace fprev

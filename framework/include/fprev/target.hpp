@@ -1,0 +1,117 @@
+// The target interface: one concrete accumulation (backend + op + formats + shape + settings) that
+// the engine probes. A target adds `n` summands; it evaluates a *batch* of inputs per call, up to its
+// own max_batch (1 for a dot product, m for a GEMM whose rows each carry one probe).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fprev/format.hpp"
+
+namespace fprev {
+
+// How a summand is formed from the inputs.
+enum class SummandKind : std::uint8_t {
+  plain,               // the summand is the input value itself (sum)
+  product,             // summand k = a[k] * b[k], both factors chosen per summand (dot)
+  product_shared_rhs,  // summand k = a[k] * b[k] where b is shared by every input of a batch
+                       // (GEMM/GEMV with one probe per row of A: B is the same for all rows)
+};
+
+struct NumericTraits {
+  Format input = Format::float32;        // format of the values (of both factors for products)
+  Format accumulator = Format::float32;  // format partial sums are kept in
+  Format output = Format::float32;       // format of the result the target returns
+  SummandKind summand = SummandKind::plain;
+  // Widest addition node the implementation can plausibly contain: 2 for ordinary IEEE adds,
+  // w+1 for a matrix accelerator adding w products and the accumulator in one fused step. A revealed
+  // node wider than this is reported as a misbehaving target, never returned as a tree.
+  std::size_t max_fused_width = 2;
+  // Extra low-order bits a fused multi-term sum keeps while aligning (papers/002: 0 on Volta,
+  // 1 on Ampere, 3 carry bits). The mask scheme keeps this much more headroom.
+  int fused_extra_bits = 0;
+};
+
+struct TargetInfo {
+  std::string description;  // one line, e.g. "reference sequential float32 sum, n=1000"
+  std::size_t n = 0;        // number of summands (leaves)
+  NumericTraits traits;
+  std::size_t max_batch = 1;  // inputs per evaluate() call
+};
+
+// ---- probes -------------------------------------------------------------------------------------
+
+// A summand's value as its factors: the summand equals a * b. For plain summands b == 1.
+struct SummandValue {
+  double a = 0.0;
+  double b = 1.0;
+  double value() const { return a * b; }
+};
+
+// The numeric values of the masked all-one construction (chosen by the mask scheme). Inactive
+// leaves are zero: {0, unit.b}.
+struct ProbeValues {
+  SummandValue unit;   // an active leaf
+  SummandValue plus;   // +M at leaf i
+  SummandValue minus;  // -M at leaf j
+  SummandValue zero() const { return {0.0, unit.b}; }
+};
+
+// Which leaves carry the unit (the rest are zero). Ids are unique within a process, so a target
+// may cache a materialised background by id.
+struct Background {
+  std::uint64_t id = 0;
+  bool all_active = true;
+  std::vector<std::uint32_t> active;  // sorted leaf indices, used when !all_active
+  static std::uint64_t next_id();
+};
+
+// One probe: +M at leaf `plus`, -M at leaf `minus`, the background elsewhere.
+struct Probe {
+  std::uint32_t plus = 0;
+  std::uint32_t minus = 0;
+  std::uint32_t background = 0;  // index into ProbeBatch::backgrounds
+};
+
+struct ProbeBatch {
+  const ProbeValues* values = nullptr;
+  std::span<const Background* const> backgrounds;
+  std::span<const Probe> probes;
+
+  // The factors of leaf k in probe p (O(log |active|) for sparse backgrounds).
+  SummandValue leaf(std::size_t p, std::uint32_t k) const;
+};
+
+// Arbitrary inputs (determinism check, verification by simulation, naive search). Every value is
+// exactly representable in the target's input format.
+struct ValueBatch {
+  std::size_t rows = 0;          // independent inputs in this call
+  std::span<const double> a;     // rows x n, row-major
+  std::span<const double> b;     // n factors shared by all rows; empty for plain summands
+  SummandValue leaf(std::size_t row, std::size_t n, std::size_t k) const {
+    return {a[row * n + k], b.empty() ? 1.0 : b[k]};
+  }
+};
+
+// A failure of the target itself (library error, device error) rather than of its order.
+class TargetError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+  virtual const TargetInfo& info() const = 0;
+  // outputs.size() == batch.probes.size() <= info().max_batch. Returns each output exactly as the
+  // target produced it, converted to double (exact for every supported output format).
+  virtual void evaluate(const ProbeBatch& batch, std::span<double> outputs) = 0;
+  // outputs.size() == batch.rows <= info().max_batch.
+  virtual void evaluate(const ValueBatch& batch, std::span<double> outputs) = 0;
+};
+
+}  // namespace fprev

@@ -1,0 +1,112 @@
+// Summation trees: leaves 0..n-1 are the summands, inner nodes are additions. An inner node with
+// w > 2 children is a fused w-term sum (matrix accelerators). Trees are immutable and canonical:
+// children are ordered by their smallest leaf and inner nodes are numbered in post-order, so two
+// trees describing the same order compare equal and print the same bytes. Every traversal here is
+// iterative, so trees millions of levels deep are fine.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fprev {
+
+using NodeId = std::uint32_t;
+inline constexpr NodeId kNoNode = 0xffffffffu;
+
+class Tree {
+ public:
+  Tree() = default;  // the empty tree (no leaves)
+
+  std::size_t leaf_count() const { return n_; }
+  std::size_t node_count() const { return parent_.size(); }
+  std::size_t inner_count() const { return parent_.size() - n_; }
+  bool empty() const { return n_ == 0; }
+
+  // Node ids: leaves are 0..n-1, inner nodes n..node_count()-1 in canonical post-order;
+  // the root is the last node.
+  NodeId root() const { return parent_.empty() ? kNoNode : static_cast<NodeId>(parent_.size() - 1); }
+  bool is_leaf(NodeId node) const { return node < n_; }
+  NodeId parent(NodeId node) const { return parent_[node]; }
+  std::span<const NodeId> children(NodeId node) const;  // empty for leaves; by smallest leaf
+  std::uint32_t leaves_under(NodeId node) const { return leaves_under_[node]; }
+  NodeId smallest_leaf(NodeId node) const { return smallest_leaf_[node]; }
+
+  // Edges on the longest root-to-leaf path (a single leaf has depth 0).
+  std::size_t depth() const { return depth_; }
+  // children count -> number of inner nodes with that many children
+  std::map<std::size_t, std::size_t> arity_histogram() const;
+  std::size_t max_arity() const;
+
+  // l(i,j): number of leaves under the lowest common ancestor of leaves i and j (i != j).
+  // O(depth); use LcaIndex for many queries on deep trees.
+  std::uint32_t lca_leaf_count(NodeId i, NodeId j) const;
+  NodeId lca(NodeId a, NodeId b) const;
+  std::size_t node_depth(NodeId node) const;
+
+  friend bool operator==(const Tree& a, const Tree& b) {
+    return a.n_ == b.n_ && a.parent_ == b.parent_;
+  }
+
+ private:
+  friend class TreeBuilder;
+  std::size_t n_ = 0;
+  std::vector<NodeId> parent_;          // kNoNode for the root
+  std::vector<std::uint32_t> child_begin_;  // per inner node (index node - n), into children_
+  std::vector<NodeId> children_;
+  std::vector<std::uint32_t> leaves_under_;
+  std::vector<NodeId> smallest_leaf_;
+  std::vector<std::uint32_t> node_depth_;
+  std::size_t depth_ = 0;
+};
+
+class TreeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Builds a tree bottom-up. Node ids handed out by the builder are builder-local; build() renumbers
+// canonically. Any structural error (a node used twice, fewer than two children, several roots,
+// a leaf missing) throws TreeError.
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(std::size_t leaf_count);
+  // New inner node whose children are `children` (each must currently have no parent).
+  NodeId add_node(std::span<const NodeId> children);
+  NodeId add_node(std::initializer_list<NodeId> children) {
+    return add_node(std::span<const NodeId>(children.begin(), children.size()));
+  }
+  // Makes `child` (currently parentless) one more child of the existing inner node `parent`.
+  void add_child(NodeId parent, NodeId child);
+  std::size_t leaf_count() const { return n_; }
+  bool has_parent(NodeId node) const { return parent_[node] != kNoNode; }
+  std::uint32_t leaves_under(NodeId node) const { return leaves_under_[node]; }
+  Tree build() const;
+
+ private:
+  std::size_t n_;
+  std::vector<NodeId> parent_;
+  std::vector<std::vector<NodeId>> children_;  // per inner node (index node - n)
+  std::vector<std::uint32_t> leaves_under_;
+};
+
+// O(1) l(i,j) queries after O(n log n) preprocessing (Euler tour + sparse table).
+class LcaIndex {
+ public:
+  explicit LcaIndex(const Tree& tree);
+  std::uint32_t leaf_count(NodeId i, NodeId j) const;  // l(i,j)
+  NodeId lca(NodeId a, NodeId b) const;
+
+ private:
+  const Tree* tree_;
+  std::vector<NodeId> euler_;
+  std::vector<std::uint32_t> first_;
+  std::vector<std::vector<std::uint32_t>> sparse_;  // indices into euler_ of min depth
+  std::uint32_t argmin(std::uint32_t a, std::uint32_t b) const;
+};
+
+}  // namespace fprev

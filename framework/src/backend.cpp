@@ -1,0 +1,127 @@
+#include "fprev/backend.hpp"
+
+#include <charconv>
+#include <sstream>
+
+namespace fprev {
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ", ";
+    out += item;
+  }
+  return out;
+}
+
+std::string allowed_names(const std::vector<ParamSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& spec : specs) names.push_back(spec.name);
+  return join(names);
+}
+
+std::optional<std::int64_t> parse_int(const std::string& text) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || text.empty()) return std::nullopt;
+  return value;
+}
+
+void check_value(const ParamSpec& spec, const std::string& value, std::string_view context) {
+  const std::string where = std::string(context) + ": '" + spec.name + "'";
+  switch (spec.type) {
+    case ParamType::integer: {
+      const auto parsed = parse_int(value);
+      if (!parsed) throw ConfigError(spec.name, where + " must be an integer, got '" + value + "'");
+      if (*parsed < spec.min_value || *parsed > spec.max_value) {
+        std::ostringstream os;
+        os << where << " must be between " << spec.min_value << " and " << spec.max_value
+           << ", got " << *parsed;
+        throw ConfigError(spec.name, os.str());
+      }
+      break;
+    }
+    case ParamType::choice: {
+      for (const auto& choice : spec.choices)
+        if (choice == value) return;
+      throw ConfigError(spec.name, where + " has unknown value '" + value +
+                                       "'; allowed values: " + join(spec.choices));
+    }
+    case ParamType::boolean:
+      if (value != "true" && value != "false")
+        throw ConfigError(spec.name, where + " must be true or false, got '" + value + "'");
+      break;
+    case ParamType::string:
+      break;
+  }
+}
+
+}  // namespace
+
+Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
+                      std::string_view context) {
+  for (const auto& [name, value] : params) {
+    bool known = false;
+    for (const auto& spec : specs) known = known || spec.name == name;
+    if (!known)
+      throw ConfigError(name, std::string(context) + ": unknown parameter '" + name +
+                                  "'; allowed parameters: " + allowed_names(specs));
+  }
+  Params resolved;
+  for (const auto& spec : specs) {
+    auto it = params.find(spec.name);
+    if (it == params.end()) {
+      if (spec.required)
+        throw ConfigError(spec.name, std::string(context) + ": missing required parameter '" +
+                                         spec.name + "'" +
+                                         (spec.type == ParamType::choice
+                                              ? "; allowed values: " + join(spec.choices)
+                                              : std::string()));
+      if (!spec.default_value.empty()) resolved[spec.name] = spec.default_value;
+      continue;
+    }
+    check_value(spec, it->second, context);
+    resolved[spec.name] = it->second;
+  }
+  return resolved;
+}
+
+std::int64_t param_int(const Params& params, const std::string& name) {
+  auto it = params.find(name);
+  if (it == params.end()) throw ConfigError(name, "parameter '" + name + "' is not set");
+  const auto parsed = parse_int(it->second);
+  if (!parsed) throw ConfigError(name, "parameter '" + name + "' is not an integer");
+  return *parsed;
+}
+
+const std::string& param_str(const Params& params, const std::string& name) {
+  auto it = params.find(name);
+  if (it == params.end()) throw ConfigError(name, "parameter '" + name + "' is not set");
+  return it->second;
+}
+
+void BackendRegistry::add(std::unique_ptr<Backend> backend) {
+  std::string name(backend->name());
+  backends_[name] = std::move(backend);
+}
+
+const Backend* BackendRegistry::find(std::string_view name) const {
+  auto it = backends_.find(name);
+  return it == backends_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const Backend*> BackendRegistry::all() const {
+  std::vector<const Backend*> out;
+  for (const auto& [name, backend] : backends_) out.push_back(backend.get());
+  return out;
+}
+
+std::string BackendRegistry::names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, backend] : backends_) names.push_back(name);
+  return join(names);
+}
+
+}  // namespace fprev
