@@ -1,19 +1,7 @@
 #include "backend_options.hpp"
 
-#include <cctype>
-#include <cstdlib>
 
 namespace fprev::cli {
-
-Params apply_environment_overrides(const Backend& backend, Params params) {
-  for (const ParamSpec& spec : backend.instance_params()) {
-    std::string variable = "FPREV_" + std::string(backend.name()) + "_" + spec.name;
-    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (const char* value = std::getenv(variable.c_str()); value != nullptr && *value != '\0')
-      params[spec.name] = value;
-  }
-  return params;
-}
 
 OpenedTarget open_from_options(const std::string& backend_name,
                                std::map<std::string, std::string> options) {

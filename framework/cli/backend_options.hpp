@@ -17,10 +17,6 @@ struct OpenedTarget {
   Params case_params;
 };
 
-// Applies FPREV_<BACKEND>_<PARAM> environment overrides (e.g. FPREV_BLAS_LIBRARY) to instance
-// parameters, so that CI can point every instance of a backend at another library.
-Params apply_environment_overrides(const Backend& backend, Params params);
-
 // Throws UsageError / ConfigError for bad options and BackendUnavailable when it cannot run here.
 OpenedTarget open_from_options(const std::string& backend_name, std::map<std::string, std::string> options);
 
