@@ -304,6 +304,8 @@ class SuiteParser {
       if (instance.backend == nullptr)
         diags_.error(use_field->value_pos,
                      "unknown backend " + quote(*use) + "; allowed values: " + registry_.names());
+      else
+        case_specs(*instance.backend, use_field->value_pos);
     }
 
     Params resolved;
@@ -368,6 +370,24 @@ class SuiteParser {
       diags_.error(pos, error.what());
       return {};
     }
+  }
+
+  // The backend's case parameters, asked once. A backend that cannot list them here (its default
+  // case_params() opens an instance) is reported where it is first used; its cases go unchecked.
+  const std::vector<ParamSpec>* case_specs(const Backend& backend, Pos use_pos) {
+    auto it = case_specs_.find(&backend);
+    if (it == case_specs_.end()) {
+      std::optional<std::vector<ParamSpec>> specs;
+      try {
+        specs = backend.case_params();
+      } catch (const std::exception& error) {
+        diags_.error(use_pos, "backend " + quote(std::string(backend.name())) +
+                                  " cannot list its case parameters on this machine: " +
+                                  error.what());
+      }
+      it = case_specs_.emplace(&backend, std::move(specs)).first;
+    }
+    return it->second ? &*it->second : nullptr;
   }
 
   // ---- cases ------------------------------------------------------------------------------------
@@ -504,7 +524,9 @@ class SuiteParser {
   void expand_for_backend(const Backend& backend, const std::vector<const DeclaredInstance*>& group,
                           EntryShape entry, bool entry_ok) {
     const std::size_t errors_before = diags_.count();
-    const auto specs = backend.case_params();
+    const std::vector<ParamSpec>* listed = case_specs(backend, entry.pos);
+    if (listed == nullptr) return;  // reported where the backend is used
+    const std::vector<ParamSpec>& specs = *listed;
     const std::string context = "backend " + quote(std::string(backend.name()));
     for (auto& param : entry.params) {
       const ParamSpec* spec = find_spec(specs, param.key);
@@ -631,6 +653,7 @@ class SuiteParser {
   std::vector<DeclaredInstance> instances_;
   std::map<std::string, std::map<std::string, Pos>> case_ids_;  // instance -> id -> first entry
   std::map<std::string, std::vector<SuiteCase>> cases_by_instance_;
+  std::map<const Backend*, std::optional<std::vector<ParamSpec>>> case_specs_;
   static constexpr const char* kSafeNameRule =
       "use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
 };
