@@ -381,9 +381,9 @@ class SuiteParser {
       try {
         specs = backend.case_params();
       } catch (const std::exception& error) {
-        diags_.error(use_pos, "backend " + quote(std::string(backend.name())) +
-                                  " cannot list its case parameters on this machine: " +
-                                  error.what());
+        diags_.error(use_pos,
+                     "backend " + quote(std::string(backend.name())) +
+                         " cannot list its case parameters on this machine: " + error.what());
       }
       it = case_specs_.emplace(&backend, std::move(specs)).first;
     }

@@ -1,7 +1,9 @@
 // Suites: YAML files that name backend instances and the cases to test on them. Loading validates
-// everything that can be checked without running anything (and without opening a backend, which
-// may be impossible on this machine) and reports every problem with file, line and column; nothing
-// runs from an invalid suite. The full reference is docs/suite-format.md.
+// everything that can be checked without running anything against the parameters each backend
+// declares (Backend::instance_params, Backend::case_params, Backend::validate_case; a backend that
+// overrides case_params is never opened here, since that may be impossible on this machine) and
+// reports every problem with file, line and column; nothing runs from an invalid suite. The full
+// reference is docs/suite-format.md.
 //
 // Schema:
 //

@@ -44,8 +44,7 @@ TEST(CaseId, ValuesAreSanitised) {
   ParamSpec tag;
   tag.name = "tag";
   const std::vector<ParamSpec> specs{tag};
-  EXPECT_EQ(default_case_id(specs, {{"tag", "Big Run/1"}}, {{"tag", "Big Run/1"}}),
-            "tagbig_run_1");
+  EXPECT_EQ(default_case_id(specs, {{"tag", "Big Run/1"}}, {{"tag", "Big Run/1"}}), "tagbig_run_1");
   EXPECT_EQ(default_case_id(specs, {}, {}), "");
 }
 

@@ -17,7 +17,9 @@ using Lines = std::vector<std::string>;
 // Lines 1-5 of most suites below; cases start on line 6.
 const std::string kHead = "suite: s\nbackends:\n  - name: a\n    use: toy\ncases:\n";
 
-TEST(SuiteErrors, ValidHeadLoads) { EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n"), Lines{}); }
+TEST(SuiteErrors, ValidHeadLoads) {
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n"), Lines{});
+}
 
 TEST(SuiteErrors, UnknownTopLevelKey) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\ncolour: red\n"),
@@ -173,10 +175,10 @@ TEST(SuiteErrors, NamesThatAreNotFileNameSafe) {
   EXPECT_EQ(errors_of("suite: Toy Suite\nbackends:\n  - name: a\n    use: toy\ncases:\n"
                       "  - op: dot\n    n: 8\n"),
             Lines{"t.yaml:1:8: error: suite name 'Toy Suite' is not file-name safe; " + rule});
-  EXPECT_EQ(errors_of("suite: s\nbackends:\n  - name: ../up\n    use: toy\ncases:\n"
-                      "  - op: dot\n    n: 8\n"),
-            Lines{"t.yaml:3:11: error: backend instance name '../up' is not file-name safe; " +
-                  rule});
+  EXPECT_EQ(
+      errors_of("suite: s\nbackends:\n  - name: ../up\n    use: toy\ncases:\n"
+                "  - op: dot\n    n: 8\n"),
+      Lines{"t.yaml:3:11: error: backend instance name '../up' is not file-name safe; " + rule});
 }
 
 TEST(SuiteErrors, IdTemplateProblems) {
@@ -193,9 +195,9 @@ TEST(SuiteErrors, IdTemplateProblems) {
 TEST(SuiteErrors, TooManyCasesInOneEntry) {
   std::string sizes;
   for (int i = 1; i <= 400; ++i) sizes += (i > 1 ? ", " : "") + std::to_string(i);
-  EXPECT_EQ(errors_of(kHead + "  - op: gemm\n    m: [" + sizes + "]\n    n: [" + sizes +
-                      "]\n    k: 1\n"),
-            Lines{"t.yaml:6:5: error: this entry expands to more than 100000 cases"});
+  EXPECT_EQ(
+      errors_of(kHead + "  - op: gemm\n    m: [" + sizes + "]\n    n: [" + sizes + "]\n    k: 1\n"),
+      Lines{"t.yaml:6:5: error: this entry expands to more than 100000 cases"});
 }
 
 TEST(SuiteErrors, YamlSyntaxErrorWithPosition) {

@@ -75,11 +75,11 @@ TEST(SuiteExpand, CrossProductIdsInOrderPerInstance) {
   const Suite suite = parse_suite(kValidSuite, "toy.yaml", registry);
   // 2 dtypes x 3 sizes, 2 gemm sizes (fast only), 2 orders.
   EXPECT_EQ(ids_of(suite, "fast"),
-            (std::vector<std::string>{
-                "dot-float32-n8", "dot-float32-n32", "dot-float32-n1024", "dot-float64-n8",
-                "dot-float64-n32", "dot-float64-n1024", "gemm-float32-m64n64k16",
-                "gemm-float32-m64n64k256", "sum-float32-nofused-sequential-n1024",
-                "sum-float32-nofused-pairwise-n1024"}));
+            (std::vector<std::string>{"dot-float32-n8", "dot-float32-n32", "dot-float32-n1024",
+                                      "dot-float64-n8", "dot-float64-n32", "dot-float64-n1024",
+                                      "gemm-float32-m64n64k16", "gemm-float32-m64n64k256",
+                                      "sum-float32-nofused-sequential-n1024",
+                                      "sum-float32-nofused-pairwise-n1024"}));
   EXPECT_EQ(ids_of(suite, "slow"),
             (std::vector<std::string>{"dot-float32-n8", "dot-float32-n32", "dot-float32-n1024",
                                       "dot-float64-n8", "dot-float64-n32", "dot-float64-n1024",
@@ -135,9 +135,9 @@ TEST(SuiteExpand, FirstKeyVariesSlowest) {
 }
 
 TEST(SuiteExpand, ThreeListsGiveTheFullProduct) {
-  const Suite suite =
-      one_instance("  - op: sum\n    order: [sequential, reverse, pairwise]\n    n: [4, 5]\n"
-                   "    dtype: [float32, float64]\n");
+  const Suite suite = one_instance(
+      "  - op: sum\n    order: [sequential, reverse, pairwise]\n    n: [4, 5]\n"
+      "    dtype: [float32, float64]\n");
   ASSERT_EQ(suite.cases.size(), 12u);
   EXPECT_EQ(suite.cases[0].id, "sum-float32-sequential-n4");
   EXPECT_EQ(suite.cases[1].id, "sum-float64-sequential-n4");
@@ -146,8 +146,9 @@ TEST(SuiteExpand, ThreeListsGiveTheFullProduct) {
 }
 
 TEST(SuiteExpand, IdDoesNotDependOnKeyOrder) {
-  const Suite suite = one_instance("  - n: 16\n    order: reverse\n    op: sum\n    lanes: 4\n"
-                                   "    fused: true\n");
+  const Suite suite = one_instance(
+      "  - n: 16\n    order: reverse\n    op: sum\n    lanes: 4\n"
+      "    fused: true\n");
   EXPECT_EQ(ids_of(suite, "a"), (std::vector<std::string>{"sum-float32-fused-lanes4-reverse-n16"}));
 }
 
@@ -159,9 +160,9 @@ TEST(SuiteExpand, IntegersAreCanonical) {
 }
 
 TEST(SuiteExpand, IdTemplate) {
-  const Suite suite =
-      one_instance("  - op: dot\n    dtype: [float32, float64]\n    n: 8\n    id: tiny-{dtype}-{n}\n"
-                   "  - op: sum\n    n: 3\n    id: Three.{dtype}\n");
+  const Suite suite = one_instance(
+      "  - op: dot\n    dtype: [float32, float64]\n    n: 8\n    id: tiny-{dtype}-{n}\n"
+      "  - op: sum\n    n: 3\n    id: Three.{dtype}\n");
   EXPECT_EQ(ids_of(suite, "a"),
             (std::vector<std::string>{"tiny-float32-8", "tiny-float64-8", "three.float32"}));
 }

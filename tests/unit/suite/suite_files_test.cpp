@@ -33,7 +33,8 @@ class SuiteFiles : public ::testing::Test {
   }
 
   static std::string suite_named(const std::string& name) {
-    return "suite: " + name + "\nbackends:\n  - name: a\n    use: toy\ncases:\n  - op: dot\n"
+    return "suite: " + name +
+           "\nbackends:\n  - name: a\n    use: toy\ncases:\n  - op: dot\n"
            "    n: 8\n";
   }
 
@@ -90,8 +91,9 @@ TEST_F(SuiteFiles, DirectoryIsNotASuiteFile) {
     load_suite(dir_, registry_);
     FAIL() << "expected a SuiteError";
   } catch (const SuiteError& error) {
-    EXPECT_EQ(error.errors(), std::vector<std::string>{
-                                  dir_.string() + ": error: cannot read suite file: it is a directory"});
+    EXPECT_EQ(error.errors(),
+              std::vector<std::string>{dir_.string() +
+                                       ": error: cannot read suite file: it is a directory"});
   }
 }
 
@@ -121,8 +123,9 @@ TEST_F(SuiteFiles, DuplicateSuiteNamesAcrossFiles) {
   const fs::path a = write("a.yaml", suite_named("same"));
   const fs::path b = write("b.yaml", suite_named("same"));
   EXPECT_EQ(errors_loading({dir_}),
-            std::vector<std::string>{b.string() + ":1:8: error: duplicate suite name 'same'; first "
-                                                  "used at " +
+            std::vector<std::string>{b.string() +
+                                     ":1:8: error: duplicate suite name 'same'; first "
+                                     "used at " +
                                      a.string() + ":1:8"});
 }
 
@@ -130,13 +133,13 @@ TEST_F(SuiteFiles, ProblemsOfEveryFileAreCollected) {
   const fs::path a = write("a.yaml", suite_named("a") + "colour: red\n");
   const fs::path b = write("b.yaml", "suite: b\n x: 1\n");
   const fs::path missing = dir_ / "missing.yaml";
-  EXPECT_EQ(errors_loading({a, b, missing}),
-            (std::vector<std::string>{
-                a.string() +
-                    ":8:1: error: unknown key 'colour'; allowed values: suite, description, "
-                    "backends, cases",
-                b.string() + ":2:3: error: YAML syntax error: illegal map value",
-                missing.string() + ": error: cannot read suite file: no such file"}));
+  EXPECT_EQ(
+      errors_loading({a, b, missing}),
+      (std::vector<std::string>{
+          a.string() + ":8:1: error: unknown key 'colour'; allowed values: suite, description, "
+                       "backends, cases",
+          b.string() + ":2:3: error: YAML syntax error: illegal map value",
+          missing.string() + ": error: cannot read suite file: no such file"}));
 }
 
 TEST_F(SuiteFiles, DirectoryWithoutSuites) {
