@@ -10,7 +10,8 @@
 
 #include "fprev/golden.hpp"
 #include "fprev/sexpr.hpp"
-#include "test_trees.hpp"
+#include "line_diff.hpp"
+#include "random_trees.hpp"
 
 namespace fprev {
 namespace {
@@ -103,7 +104,7 @@ TEST_F(GoldenFiles, ConcurrentWritersNeverExposeAPartialFile) {
   std::mt19937_64 rng(7);
   std::vector<Golden> goldens;
   for (int w = 0; w < 4; ++w) {
-    goldens.push_back(golden_of(testing::random_tree(2000, 2 + static_cast<std::size_t>(w), rng)));
+    goldens.push_back(golden_of(random_multiway_tree(2000, 2 + static_cast<std::size_t>(w), rng)));
     texts.push_back(write_golden_text(goldens.back()));
   }
   write_golden_file(path, goldens[0]);
@@ -136,9 +137,9 @@ TEST_F(GoldenFiles, ConcurrentWritersNeverExposeAPartialFile) {
 
 TEST_F(GoldenFiles, ConcurrentProcessesNeverExposeAPartialFile) {
   const fs::path path = dir_ / "c.golden";
-  const Golden first = golden_of(testing::left_deep_tree(3000));
+  const Golden first = golden_of(left_deep_tree(3000));
   std::mt19937_64 rng(11);
-  const Golden second = golden_of(testing::random_tree(3000, 2, rng));
+  const Golden second = golden_of(random_multiway_tree(3000, 2, rng));
   write_golden_file(path, first);
   std::vector<pid_t> children;
   for (int p = 0; p < 2; ++p) {

@@ -5,7 +5,8 @@
 
 #include "fprev/golden.hpp"
 #include "fprev/sexpr.hpp"
-#include "test_trees.hpp"
+#include "line_diff.hpp"
+#include "random_trees.hpp"
 
 namespace fprev {
 namespace {
@@ -85,13 +86,13 @@ TEST(GoldenText, RoundTripsRandomBinaryAndMultiwayTrees) {
   for (std::size_t n : {1u, 2u, 3u, 5u, 17u, 64u, 250u, 1000u, 3000u}) {
     for (std::size_t max_arity : {2u, 3u, 17u}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " max_arity=" + std::to_string(max_arity));
-      expect_round_trip(make_golden(testing::random_tree(n, max_arity, rng)));
+      expect_round_trip(make_golden(random_multiway_tree(n, max_arity, rng)));
     }
   }
 }
 
 TEST(GoldenText, RoundTripsAHundredThousandLeafLeftDeepTree) {
-  const Tree tree = testing::left_deep_tree(100000);
+  const Tree tree = left_deep_tree(100000);
   const std::string text = write_golden_text(make_golden(tree));
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 16 + 99999 + 1);  // no sexpr line
   EXPECT_EQ(text.find("sexpr:"), std::string::npos);
