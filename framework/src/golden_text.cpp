@@ -322,6 +322,7 @@ class LineReader {
     return line;
   }
   std::size_t line() const { return line_; }
+  std::size_t remaining_bytes() const { return text_.size() - pos_; }
   [[noreturn]] void fail(std::string message) const {
     throw GoldenParseError(path_, line_, std::move(message));
   }
@@ -589,6 +590,12 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
     reader.fail_at(values[Key::leaves].line,
                    "leaves must be a positive whole number, got '" + values[Key::leaves].value + "'");
 
+  // Every leaf takes at least two bytes of the node lines (its digits and a separator): a larger
+  // count is a corrupted or truncated file, refused before anything is allocated for it.
+  if (*leaves > 1 && *leaves > reader.remaining_bytes() / 2)
+    reader.fail_at(values[Key::leaves].line,
+                   "leaves is " + values[Key::leaves].value +
+                       " but the node lines are too short to hold that many leaves (file truncated?)");
   NodeParser nodes(reader, *leaves);
   std::size_t end_line = 0;
   while (const auto line = reader.next()) {
