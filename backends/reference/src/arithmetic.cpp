@@ -34,7 +34,7 @@ double add_rounded(double a, double b, Format format) {
 double round_scaled(std::uint64_t magnitude, int exponent, bool negative, Format format) {
   if (magnitude == 0) return negative ? -0.0 : 0.0;
   const FormatInfo& info = format_info(format);
-  const int bit_length = std::bit_width(magnitude);
+  const int bit_length = static_cast<int>(std::bit_width(magnitude));
   const int leading_exponent = exponent + bit_length - 1;
   // Exponent of the last kept bit: precision bits below the leading one, or the subnormal grid.
   int ulp_exponent = leading_exponent - info.precision + 1;
@@ -74,8 +74,9 @@ double fused_sum(const double* terms, std::size_t count, Format accumulator) {
     return plain;
   }
   const FormatInfo& info = format_info(accumulator);
-  int top = std::ilogb(largest);
-  if (top < info.min_exponent) top = info.min_exponent;
+  // Aligned to the largest term's own exponent even when it is subnormal in the accumulator, as
+  // fprev::simulate_sum models fused nodes; the final rounding then applies the subnormal grid.
+  const int top = std::ilogb(largest);
   // Every term becomes a whole multiple of 2^grid with at most `precision` bits: |k| < 2^53, and
   // the sum of kMaxFusedWidth of them fits in 60 bits.
   const int grid = top - info.precision + 1;

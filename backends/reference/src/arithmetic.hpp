@@ -19,7 +19,7 @@ double add_rounded(double a, double b, Format format);
 double round_scaled(std::uint64_t magnitude, int exponent, bool negative, Format format);
 
 // One fused node over terms[0..count) (count >= 2): every term is aligned to the largest exponent
-// among them (never below the accumulator's minimum normal exponent), truncated toward zero to
+// among them, truncated toward zero to
 // precision(accumulator) bits, the truncated terms are added exactly and the sum is rounded to
 // nearest-even into the accumulator. Non-finite terms propagate as in IEEE arithmetic.
 // count <= kMaxFusedWidth.

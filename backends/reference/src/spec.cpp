@@ -25,6 +25,8 @@ NumericTraits reference_traits(const ReferenceSpec& spec) {
   traits.summand = spec.op == "dot" ? SummandKind::product : SummandKind::plain;
   traits.max_fused_width = spec.order == Order::fused ? spec.width : 2;
   traits.fused_extra_bits = 0;
+  // Fused nodes follow fprev::simulate_sum's model exactly (alignment, truncation, rounding).
+  traits.simulate_fused = spec.order == Order::fused;
   return traits;
 }
 
