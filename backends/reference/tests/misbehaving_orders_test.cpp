@@ -76,7 +76,9 @@ TEST(SortedMagnitude, EqualsSequentialSumOfTheSortedSummands) {
           EXPECT_TRUE(same_bits(got, want)) << op << " n=" << n << ": " << got << " vs " << want;
           differs_from_unsorted = differs_from_unsorted || !same_bits(got, unsorted);
         }
-        if (n >= 100) EXPECT_TRUE(differs_from_unsorted) << "inputs do not discriminate";
+        if (n >= 100) {
+          EXPECT_TRUE(differs_from_unsorted) << "inputs do not discriminate";
+        }
       }
     }
   }
@@ -152,7 +154,9 @@ TEST(Exact, RandomSumsMatchTheCorrectlyRoundedValue) {
         EXPECT_EQ(run_values(*exact, x), want) << "permuted, n=" << n;
         beats_sequential = beats_sequential || run_values(*sequential, x) != want;
       }
-      if (n >= 200 && output != Format::float64) EXPECT_TRUE(beats_sequential) << "n=" << n;
+      if (n >= 200 && output != Format::float64) {
+        EXPECT_TRUE(beats_sequential) << "n=" << n;
+      }
     }
   }
 }

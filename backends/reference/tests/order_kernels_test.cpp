@@ -147,8 +147,7 @@ TEST_P(OrderKernel, MatchesSimulationOfExpectedTree) {
           summands = rounded_products(a, b, spec.dtype);
         }
         const double got = run_values(*target, a, b);
-        const double want = simulate_sum(expected, summands, traits.accumulator, traits.output,
-                                         traits.fused_extra_bits);
+        const double want = testing::simulate_expected(expected, summands, traits);
         ASSERT_TRUE(same_bits(got, want)) << "input " << input << ": kernel " << got
                                           << ", simulated tree " << want;
         ASSERT_TRUE(std::isfinite(got));
@@ -162,7 +161,9 @@ TEST_P(OrderKernel, MatchesSimulationOfExpectedTree) {
       }
     }
     // The inputs must be able to tell orders apart, or the comparison above proves nothing.
-    if (comparable > 0) EXPECT_GE(discriminating * 2, comparable) << op;
+    if (comparable > 0) {
+      EXPECT_GE(discriminating * 2, comparable) << op;
+    }
   }
 }
 

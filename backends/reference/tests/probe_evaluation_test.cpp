@@ -122,6 +122,7 @@ TEST(ProbeEvaluation, ValueBatchAfterProbesSeesOnlyTheValues) {
   spec.n = 5;
   auto target = make_reference_target(spec);
   ProbeValues values;
+  values.unit = {1.0, 1.0};
   values.plus = {std::ldexp(1.0, 50), 1.0};
   values.minus = {-std::ldexp(1.0, 50), 1.0};
   Background dense;

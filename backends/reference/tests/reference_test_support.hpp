@@ -5,12 +5,15 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <span>
 #include <vector>
 
 #include "fprev/backends/reference.hpp"
+#include "fprev/reveal.hpp"
 #include "fprev/target.hpp"
+#include "fprev/tree.hpp"
 
 namespace fprev::reference::testing {
 
@@ -54,6 +57,43 @@ inline std::vector<double> rounded_products(const std::vector<double>& a,
     }
   }
   return out;
+}
+
+// fprev::simulate_sum's model, except that a fused node over a float64 accumulator is added
+// exactly: simulate_sum adds the truncated terms in double, which rounds once the terms need 53 bits
+// (reported to the lead). Here they go into a long double (64 significand bits: up to 2^10 terms
+// of 54 bits are exact) and are rounded once. Binary nodes are plain double additions.
+inline double simulate_float64_exact_fused(const Tree& tree, std::span<const double> values) {
+  static_assert(std::numeric_limits<long double>::digits >= 64, "needs an extended long double");
+  const std::size_t n = tree.leaf_count();
+  std::vector<double> node(tree.node_count());
+  for (std::size_t k = 0; k < n; ++k) node[k] = values[k];
+  for (std::size_t id = n; id < tree.node_count(); ++id) {  // post-order: children first
+    const auto children = tree.children(static_cast<NodeId>(id));
+    if (children.size() == 2) {
+      node[id] = node[children[0]] + node[children[1]];
+      continue;
+    }
+    double largest = 0.0;
+    for (NodeId c : children) largest = std::fmax(largest, std::fabs(node[c]));
+    if (largest == 0.0) {
+      node[id] = 0.0;
+      continue;
+    }
+    const int grid = std::ilogb(largest) - 52;  // 53 bits kept below the leading one
+    long double sum = 0.0L;
+    for (NodeId c : children) sum += std::ldexp(std::trunc(std::ldexp(node[c], -grid)), grid);
+    node[id] = static_cast<double>(sum);
+  }
+  return node[tree.root()];
+}
+
+// What the kernel of a spec must return on `summands`, from the tree alone.
+inline double simulate_expected(const Tree& tree, std::span<const double> summands,
+                                const NumericTraits& traits) {
+  if (traits.accumulator == Format::float64 && tree.max_arity() > 2)
+    return simulate_float64_exact_fused(tree, summands);
+  return simulate_sum(tree, summands, traits.accumulator, traits.output, traits.fused_extra_bits);
 }
 
 inline bool same_bits(double x, double y) {
