@@ -40,29 +40,27 @@ struct ProductSummands {
 template <class T>
 struct NativeArithmetic {
   using Acc = T;
-  Format format;
+  explicit NativeArithmetic(Format accumulator) : fuser(accumulator) {}
+  FusedAdder fuser;
   Acc load(T x) const { return x; }
   Acc add(Acc p, Acc q) const { return p + q; }
-  double fused(const double* terms, std::size_t count) const {
-    return fused_sum(terms, count, format);
-  }
+  double fused(const double* terms, std::size_t count) const { return fuser.sum(terms, count); }
 };
 
 // Partial sums rounded into a format narrower than the input (float16, bfloat16, or float32 for
-// float64 inputs), kept in a double that always holds a value of that format. Summands are
-// converted to the accumulator when loaded (as fprev::simulate_sum models it), then added.
+// float64 inputs), kept in a double. A summand enters its first addition exactly as given (as
+// fprev::simulate_sum models it); every addition rounds its exact result to the accumulator.
 struct RoundedArithmetic {
   using Acc = double;
-  Format format;
+  explicit RoundedArithmetic(Format accumulator) : rounder(accumulator), fuser(accumulator) {}
+  FormatRounder rounder;
+  FusedAdder fuser;
   template <class T>
   Acc load(T x) const {
-    return format == Format::float32 ? static_cast<double>(static_cast<float>(x))
-                                     : round_to_format(static_cast<double>(x), format);
+    return static_cast<double>(x);
   }
-  Acc add(Acc p, Acc q) const { return add_rounded(p, q, format); }
-  double fused(const double* terms, std::size_t count) const {
-    return fused_sum(terms, count, format);
-  }
+  Acc add(Acc p, Acc q) const { return rounder.add(p, q); }
+  double fused(const double* terms, std::size_t count) const { return fuser.sum(terms, count); }
 };
 
 template <class S, class A>

@@ -1,5 +1,5 @@
 // With float16/bfloat16 output every partial sum is rounded to the output format (not just the
-// result), and summands are converted to it first.
+// result); summands enter their first addition unrounded.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -60,12 +60,16 @@ TEST(NarrowOutput, EveryPartialSumIsRounded) {
   }
 }
 
-TEST(NarrowOutput, SummandsAreConvertedToTheAccumulator) {
-  // One summand 1 + 2^-20 (float32) and one 0: float16 holds 1.
+TEST(NarrowOutput, SummandsEnterTheFirstAdditionUnrounded) {
+  // x0 = 1 + 2^-11 is a float16 tie on its own (it would round to 1). Added unrounded to 2^-12 the
+  // exact sum lies above the tie and rounds up to 1 + 2^-10; rounding x0 first would give 1.
   auto target = make_reference_target(narrow_spec(Order::sequential, 2, Format::float16));
+  EXPECT_EQ(run_values(*target, {1.0 + p2(-11), p2(-12)}), 1.0 + p2(-10));
   EXPECT_EQ(run_values(*target, {1.0 + p2(-20), 0.0}), 1.0);
+  // A lone summand is rounded to the output.
   auto single = make_reference_target(narrow_spec(Order::sequential, 1, Format::float16));
   EXPECT_EQ(run_values(*single, {1.0 + p2(-11) + p2(-20)}), 1.0 + p2(-10));
+  EXPECT_EQ(run_values(*single, {1.0 + p2(-11)}), 1.0);
 }
 
 TEST(NarrowOutput, OverflowGivesInfinity) {
@@ -73,8 +77,9 @@ TEST(NarrowOutput, OverflowGivesInfinity) {
   EXPECT_EQ(run_values(*target, {60000.0, 10000.0, -20000.0}), INFINITY);
   // bfloat16 shares float32's range.
   auto bf = make_reference_target(narrow_spec(Order::sequential, 3, Format::bfloat16));
+  // Every addition rounds its exact result; the summands enter unrounded.
   const auto r = [](double v) { return round_to_format(v, Format::bfloat16); };
-  const double want = r(r(r(60000.0) + r(10000.0)) + r(-20000.0));
+  const double want = r(r(60000.0 + 10000.0) - 20000.0);
   EXPECT_TRUE(std::isfinite(want));
   EXPECT_EQ(run_values(*bf, {60000.0, 10000.0, -20000.0}), want);
 }
@@ -90,6 +95,12 @@ TEST(NarrowOutput, AdditionsRoundToNearestEven) {
   EXPECT_EQ(run_values(*half, {1.0 + p2(-10), p2(-11)}), 1.0 + p2(-9));
   EXPECT_EQ(run_values(*half, {1.0, p2(-11)}), 1.0);
   EXPECT_EQ(run_values(*half, {1.0, p2(-11) + p2(-21)}), 1.0 + p2(-10));
+  // float64 summands into float16: 1 + (2^-11 + 2^-60) lies above the tie, but its double sum
+  // (1 + 2^-11, the 2^-60 rounded away) is exactly the tie: rounding that again would give 1.
+  auto from_double = make_reference_target(narrow_spec(Order::sequential, 2, Format::float16, Format::float64));
+  ASSERT_EQ(1.0 + (p2(-11) + p2(-60)), 1.0 + p2(-11));  // the trap is real
+  EXPECT_EQ(run_values(*from_double, {1.0, p2(-11) + p2(-60)}), 1.0 + p2(-10));
+  EXPECT_EQ(run_values(*from_double, {1.0, p2(-11) - p2(-60)}), 1.0);
 }
 
 }  // namespace
