@@ -1,6 +1,8 @@
 #include "fprev/backend.hpp"
 
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <sstream>
 
 namespace fprev {
@@ -100,6 +102,16 @@ const std::string& param_str(const Params& params, const std::string& name) {
   auto it = params.find(name);
   if (it == params.end()) throw ConfigError(name, "parameter '" + name + "' is not set");
   return it->second;
+}
+
+Params apply_environment_overrides(const Backend& backend, Params instance_params) {
+  for (const ParamSpec& spec : backend.instance_params()) {
+    std::string variable = "FPREV_" + std::string(backend.name()) + "_" + spec.name;
+    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (const char* value = std::getenv(variable.c_str()); value != nullptr && *value != '\0')
+      instance_params[spec.name] = value;
+  }
+  return instance_params;
 }
 
 void BackendRegistry::add(std::unique_ptr<Backend> backend) {

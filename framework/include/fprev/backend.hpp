@@ -103,6 +103,11 @@ class BackendRegistry {
   std::map<std::string, std::unique_ptr<Backend>, std::less<>> backends_;
 };
 
+// Applies FPREV_<BACKEND>_<PARAM> environment variables (upper case, e.g. FPREV_BLAS_LIBRARY) to
+// an instance's settings, so a CI job can point every instance of a backend at another library
+// without editing suites.
+Params apply_environment_overrides(const Backend& backend, Params instance_params);
+
 // The registry holding every backend compiled into this build (filled by the backends library).
 const BackendRegistry& builtin_backends();
 

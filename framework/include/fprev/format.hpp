@@ -32,7 +32,13 @@ std::string format_names();
 
 // Rounds x to the nearest value of `format` (ties to even), with gradual underflow.
 // Overflow gives +-infinity, or NaN for formats without infinity (fp8_e4m3).
+// Exact for every double input (no double rounding, independent of the current rounding mode):
+// NaN stays NaN, +-0 and the sign of an underflow to zero are kept, +-infinity stays (NaN for
+// fp8_e4m3). For fp8_e4m3, 464 (halfway between 448 and the NaN-encoded 480) ties to the even 448;
+// anything above 464 gives NaN (we never saturate).
 double round_to_format(double x, Format format);
+// True when x is a finite or infinite value of the format. NaN is never "representable", so a probe
+// value check cannot pass a NaN by accident.
 bool is_representable(double x, Format format);
 
 // Bit-level encodings of the narrow formats (IEEE-style layouts; fp8 per the OCP FP8 spec,

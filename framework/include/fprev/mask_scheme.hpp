@@ -3,8 +3,10 @@
 // and 8.1). Schemes are computed from the formats' ranges, not tabulated, and guarantee:
 //   * M + s == M for every partial sum s of at most `max_summands` units, in the accumulator format,
 //     also inside a fused multi-term sum keeping `fused_extra_bits` extra alignment bits;
-//   * M - M == 0, and M, the unit and every count below exact_count_limit are finite and exact in
-//     the input (each factor), accumulator and output formats;
+//   * M - M == 0; every factor is exact in the input format; M (the product) and the unit are
+//     finite and exact in the accumulator format; the unit and every count below exact_count_limit
+//     are normal and exact in the accumulator and output formats, and a sum of up to max_summands
+//     units stays finite in both (M itself need not fit the output format: it never reaches it);
 //   * products are split over both factors when the target allows it (SummandKind::product), so the
 //     range of both factors is used (fp16: mask 2^15 x 2^15, unit 2^-12 x 2^-12).
 #pragma once
@@ -29,8 +31,12 @@ struct MaskScheme {
   std::uint64_t max_summands = 0;
   int mask_exponent = 0;  // M = 2^mask_exponent (as a product for product summands)
   int unit_exponent = 0;  // unit = 2^unit_exponent
+  // log2 of the absorbable number of summands before max_summands is capped at 2^63 (for messages).
+  int max_summands_log2 = 0;
 
-  std::string describe() const;  // "M = 2^62 x 2^63, unit = 2^-63 x 2^-63, exact counts < 2^24"
+  // "M = 2^62 x 2^63, unit = 2^-63 x 2^-63, exact counts < 2^24, absorbs up to 2^90 summands"
+  // (one exponent per value for plain summands).
+  std::string describe() const;
 };
 
 class MaskSchemeError : public std::runtime_error {
@@ -41,6 +47,9 @@ class MaskSchemeError : public std::runtime_error {
 // Chooses the scheme for `traits` able to mask `n` summands. Throws MaskSchemeError when the formats
 // cannot mask that many (the message names the formats and the largest n they support).
 MaskScheme choose_mask_scheme(const NumericTraits& traits, std::size_t n);
+// The largest n choose_mask_scheme accepts for `traits` (a power of two, at most 2^63), or 0 when
+// the formats cannot mask even two summands.
+std::uint64_t largest_maskable_n(const NumericTraits& traits);
 
 // Decoding of one output. `count` is meaningful for exact and saturated outputs.
 enum class DecodeStatus : std::uint8_t {

@@ -5,6 +5,7 @@
 // overhead budget is 10% for a sequential sum of 16384).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -34,6 +34,10 @@ struct NumericTraits {
   // Extra low-order bits a fused multi-term sum keeps while aligning (papers/002: 0 on Volta,
   // 1 on Ampere, 3 carry bits). The mask scheme keeps this much more headroom.
   int fused_extra_bits = 0;
+  // Set when fused nodes follow fprev::simulate_sum's model exactly (align to the largest exponent,
+  // keep precision + fused_extra_bits bits, truncate, round to the accumulator), so that trees with
+  // fused nodes can also be verified bitwise on random inputs. Binary trees always are.
+  bool simulate_fused = false;
 };
 
 struct TargetInfo {

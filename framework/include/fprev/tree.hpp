@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <span>
 #include <stdexcept>
@@ -94,19 +95,32 @@ class TreeBuilder {
   std::vector<std::uint32_t> leaves_under_;
 };
 
-// O(1) l(i,j) queries after O(n log n) preprocessing (Euler tour + sparse table).
+// O(1) l(i,j) and LCA queries after O(N) preprocessing (N = node count). The tour is the pre-order
+// of the nodes: for u != v with pre(u) < pre(v), LCA(u, v) is the parent of a shallowest node among
+// pre-order positions (pre(u), pre(v)]. Range minima come from a sparse table over blocks of 64
+// positions plus per-position bit masks inside a block, so memory stays near 16 bytes per node even
+// for trees of millions of leaves (a plain sparse table would need ~20 levels of N entries).
+// The index keeps a pointer to `tree`: the tree must outlive it and must not move.
 class LcaIndex {
  public:
   explicit LcaIndex(const Tree& tree);
   std::uint32_t leaf_count(NodeId i, NodeId j) const;  // l(i,j)
   NodeId lca(NodeId a, NodeId b) const;
+  // Position of `node` in the pre-order of the canonical tree (children by smallest leaf).
+  std::uint32_t preorder_position(NodeId node) const { return first_[node]; }
 
  private:
   const Tree* tree_;
-  std::vector<NodeId> euler_;
-  std::vector<std::uint32_t> first_;
-  std::vector<std::vector<std::uint32_t>> sparse_;  // indices into euler_ of min depth
-  std::uint32_t argmin(std::uint32_t a, std::uint32_t b) const;
+  std::vector<NodeId> euler_;               // nodes in pre-order
+  std::vector<std::uint32_t> first_;        // node -> its position in euler_
+  std::vector<std::uint32_t> depth_at_;     // depth of euler_[p]
+  std::vector<std::uint64_t> in_block_;     // bit masks of in-block suffix minima (see .cpp)
+  std::vector<std::vector<std::uint32_t>> sparse_;  // over blocks: positions of min depth
+  std::uint32_t argmin(std::uint32_t a, std::uint32_t b) const;  // inclusive range of positions
+  std::uint32_t argmin_in_block(std::uint32_t a, std::uint32_t b) const;
+  std::uint32_t shallower(std::uint32_t p, std::uint32_t q) const {
+    return depth_at_[q] < depth_at_[p] ? q : p;
+  }
 };
 
 }  // namespace fprev

@@ -1,0 +1,182 @@
+// The reference Target: loads a probe or a row of values into plain arrays (ProbeVectors, O(1)
+// per probe) and runs the kernel of its order. No allocation per call.
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "exact_accumulator.hpp"
+#include "fprev/probe_inputs.hpp"
+#include "kernels.hpp"
+
+namespace fprev::reference {
+namespace {
+
+using detail::NativeArithmetic;
+using detail::PlainSummands;
+using detail::ProductSummands;
+using detail::RoundedArithmetic;
+
+// Converts a finished partial sum (or a lone summand when n == 1) to the output format. The
+// accumulator is never wider than the output, so only a raw summand can need rounding here.
+double to_output(double value, Format output) {
+  switch (output) {
+    case Format::float64:
+      return value;
+    case Format::float32:
+      return static_cast<double>(static_cast<float>(value));
+    default:
+      return round_to_format(value, output);
+  }
+}
+
+template <class T, class Arith, bool kProduct>
+class ReferenceTarget final : public Target {
+ public:
+  using Acc = typename Arith::Acc;
+
+  ReferenceTarget(const ReferenceSpec& spec, Arith arithmetic)
+      : spec_(spec), arith_(arithmetic), output_(output_format(spec)), vectors_(spec.n) {
+    info_.description = describe(spec);
+    info_.n = spec.n;
+    info_.traits = reference_traits(spec);
+    info_.max_batch = 1;
+    nan_threshold_ = nan_threshold(info_.traits.accumulator);
+    switch (spec.order) {
+      case Order::strided_pairwise:
+      case Order::strided_sequential:
+        accs_.resize(std::min(spec.lanes, spec.n));
+        break;
+      case Order::random_tree:
+        merges_ = random_tree_merges(spec.n, spec.seed);
+        accs_.resize(spec.n);
+        break;
+      case Order::nondeterministic:
+        permutation_.resize(spec.n);
+        std::iota(permutation_.begin(), permutation_.end(), 0u);
+        shuffler_.seed((static_cast<std::uint64_t>(std::random_device{}()) << 32) ^
+                       std::random_device{}());
+        break;
+      case Order::sorted_magnitude:
+        sorted_.resize(spec.n);
+        break;
+      default:
+        break;
+    }
+  }
+
+  const TargetInfo& info() const override { return info_; }
+
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    if (outputs.size() != batch.probes.size())
+      throw TargetError("reference target: " + std::to_string(outputs.size()) + " outputs for " +
+                        std::to_string(batch.probes.size()) + " probes");
+    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
+      vectors_.load(batch, p);
+      outputs[p] = run();
+    }
+  }
+
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    if (outputs.size() != batch.rows || batch.a.size() < batch.rows * spec_.n ||
+        (kProduct && batch.b.size() != spec_.n && !batch.b.empty()))
+      throw TargetError("reference target: value batch of " + std::to_string(batch.rows) +
+                        " rows does not match n=" + std::to_string(spec_.n) + " and " +
+                        std::to_string(outputs.size()) + " outputs");
+    for (std::size_t row = 0; row < batch.rows; ++row) {
+      vectors_.load(batch, row);
+      outputs[row] = run();
+    }
+  }
+
+ private:
+  double run() {
+    if constexpr (kProduct) {
+      return dispatch(ProductSummands<T>{vectors_.a(), vectors_.b()});
+    } else {
+      return dispatch(PlainSummands<T>{vectors_.a()});
+    }
+  }
+
+  template <class S>
+  double dispatch(const S& s) {
+    const std::size_t n = spec_.n;
+    Acc acc{};
+    switch (spec_.order) {
+      case Order::sequential:
+        acc = detail::sum_sequential(s, n, arith_);
+        break;
+      case Order::reverse:
+        acc = detail::sum_reverse(s, n, arith_);
+        break;
+      case Order::pairwise:
+        acc = detail::sum_pairwise(s, 0, n, arith_);
+        break;
+      case Order::strided_pairwise:
+        acc = detail::sum_strided_pairwise(s, n, spec_.lanes, arith_, accs_.data());
+        break;
+      case Order::strided_sequential:
+        acc = detail::sum_strided_sequential(s, n, spec_.lanes, arith_, accs_.data());
+        break;
+      case Order::blocked:
+        acc = detail::sum_blocked(s, n, spec_.block, arith_);
+        break;
+      case Order::fused:
+        acc = detail::sum_fused(s, n, spec_.width, arith_);
+        break;
+      case Order::random_tree:
+        acc = detail::sum_merges(s, n, merges_, arith_, accs_.data());
+        break;
+      case Order::nondeterministic:
+        std::shuffle(permutation_.begin(), permutation_.end(), shuffler_);
+        acc = detail::sum_permuted(s, permutation_, arith_);
+        break;
+      case Order::sorted_magnitude:
+        acc = detail::sum_sorted_magnitude(s, n, arith_, sorted_.data());
+        break;
+      case Order::exact:
+        exact_.clear();
+        for (std::size_t k = 0; k < n; ++k) exact_.add(static_cast<double>(s(k)));
+        return exact_.round(output_);
+      case Order::nan:
+        acc = detail::sum_nan(s, n, arith_, nan_threshold_);
+        break;
+    }
+    return to_output(static_cast<double>(acc), output_);
+  }
+
+  ReferenceSpec spec_;
+  Arith arith_;
+  Format output_;
+  TargetInfo info_;
+  ProbeVectors<T> vectors_;
+  double nan_threshold_ = 0.0;
+  std::vector<Acc> accs_;                  // lane sums (strided), slots (random_tree)
+  std::vector<Merge> merges_;              // random_tree
+  std::vector<std::uint32_t> permutation_;  // nondeterministic
+  std::mt19937_64 shuffler_;                // nondeterministic
+  std::vector<T> sorted_;                   // sorted_magnitude
+  detail::ExactAccumulator exact_;          // exact
+};
+
+template <class T, class Arith>
+std::unique_ptr<Target> make_with(const ReferenceSpec& spec, Arith arithmetic) {
+  if (spec.op == "dot") return std::make_unique<ReferenceTarget<T, Arith, true>>(spec, arithmetic);
+  return std::make_unique<ReferenceTarget<T, Arith, false>>(spec, arithmetic);
+}
+
+template <class T>
+std::unique_ptr<Target> make_for_input(const ReferenceSpec& spec) {
+  const Format accumulator = accumulator_format(spec);
+  if (accumulator == spec.dtype) return make_with<T>(spec, NativeArithmetic<T>{accumulator});
+  return make_with<T>(spec, RoundedArithmetic{accumulator});
+}
+
+}  // namespace
+
+std::unique_ptr<Target> make_reference_target(const ReferenceSpec& spec) {
+  validate_spec(spec);
+  if (spec.dtype == Format::float64) return make_for_input<double>(spec);
+  return make_for_input<float>(spec);
+}
+
+}  // namespace fprev::reference

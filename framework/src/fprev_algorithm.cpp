@@ -1,0 +1,331 @@
+// FPRev (papers/000 Alg. 4) with the low-dynamic-range technique of Alg. 5, as an explicit work list.
+//
+// A frame is one BUILDSUBTREE(I) call. Its probes l(i,j), j in I - {i}, i = min(I), are measured in
+// waves: every frame waiting for probes goes to the target together, so independent sub-problems
+// share batches. The j's are grouped by l; each group J_l becomes a child frame, and when all children
+// are done the frame combines them in ascending l (Alg. 4: a child that is a complete subtree becomes
+// the sibling of the current root r; a partial one — part of a fused node — becomes r's parent).
+//
+// Counting capacity (Alg. 5). When n - 2 units may exceed what the output counts exactly, frames
+// switch on only the units they need: a child frame for J_l activates J_l plus one representative
+// leaf of the parent's current subtree (so "partial" still shows as one extra leaf), and outputs that
+// saturate (rounded counts) are peeled off: the saturated j's together with i form a complete subtree
+// (the largest ancestor of i below the saturation threshold), revealed first as its own frame with
+// only its leaves active, then treated as one node — the paper's "treating I - J as {i}" generalised.
+//
+// Every structural fact is checked: group sizes must add up to l (|r| + |J_l| == l), a partial group
+// may only appear last and at exactly the parent's level, l values stay within the active leaves.
+#include <algorithm>
+#include <limits>
+#include <span>
+#include <sstream>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "probe_session.hpp"
+
+namespace fprev {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+struct Group {
+  std::uint32_t l = 0;             // level in the frame's units (active leaves under the LCA)
+  std::uint32_t size = 0;          // |J_l| (leaves)
+  std::uint32_t witness = 0;       // one j of the group, for diagnostics
+  std::uint32_t child = kNone;     // child frame, or kNone for a single leaf
+  NodeId root = kNoNode;           // child's subtree root once done
+  std::uint32_t child_max = 0;     // child's max l (its "n_leaves of T_c")
+};
+
+struct Frame {
+  std::vector<std::uint32_t> leaves;  // I, ascending; released once probed
+  std::uint32_t size = 0;             // |I|
+  std::uint32_t i = 0;                // min(I)
+  std::uint32_t rep = kNone;          // representative active leaf outside I (restricted mode)
+  std::uint32_t outer_l = 0;          // level of the parent's fused node in this frame's units
+                                      // (0: the frame must be a complete subtree)
+  std::uint32_t parent = kNone;
+  std::uint32_t slot = 0;             // index in the parent's groups, or kPeeledSlot
+  std::vector<Group> groups;          // ascending l
+  std::uint32_t peeled = kNone;       // frame revealing the saturated part (Alg. 5), if any
+  NodeId peeled_root = kNoNode;
+  std::uint32_t peeled_size = 0;
+  std::uint32_t pending = 0;          // children not yet done
+  NodeId root = kNoNode;              // result
+  std::uint32_t max_l = 0;            // result: largest l of the frame (Alg. 4's n_leaves of T_c)
+};
+
+constexpr std::uint32_t kPeeledSlot = std::numeric_limits<std::uint32_t>::max();
+
+class FprevBuilder {
+ public:
+  explicit FprevBuilder(ProbeSession& session)
+      : session_(session),
+        n_(static_cast<std::uint32_t>(session.leaves())),
+        builder_(session.leaves()),
+        restricted_(session.leaves() >= 2 &&
+                    session.leaves() - 2 >= session.scheme().exact_count_limit) {}
+
+  bool low_range_mode() const { return restricted_; }
+
+  Tree run() {
+    std::vector<std::uint32_t> all(n_);
+    for (std::uint32_t k = 0; k < n_; ++k) all[k] = k;
+    const std::uint32_t top = new_frame(std::move(all), kNone, 0, kNone, 0);
+    while (!waiting_.empty()) probe_wave();
+    if (frames_[top].root == kNoNode) fail(Finding::inconsistent_structure, "the tree is incomplete");
+    return builder_.build();
+  }
+
+ private:
+  std::uint32_t new_frame(std::vector<std::uint32_t> leaves, std::uint32_t rep,
+                          std::uint32_t outer_l, std::uint32_t parent, std::uint32_t slot) {
+    const auto id = static_cast<std::uint32_t>(frames_.size());
+    frames_.emplace_back();
+    Frame& f = frames_.back();
+    f.size = static_cast<std::uint32_t>(leaves.size());
+    f.i = leaves.front();
+    f.rep = rep;
+    f.outer_l = outer_l;
+    f.parent = parent;
+    f.slot = slot;
+    if (f.size == 1) {
+      f.root = f.i;
+      f.max_l = 1;
+      done_.push_back(id);
+    } else {
+      f.leaves = std::move(leaves);
+      waiting_.push_back(id);
+    }
+    return id;
+  }
+
+  // Active leaves of a frame's probes (plus and minus included).
+  std::uint32_t active_count(const Frame& f) const {
+    if (!restricted_) return n_;
+    return f.size + (f.rep == kNone ? 0 : 1);
+  }
+
+  void probe_wave() {
+    std::vector<std::uint32_t> wave;
+    wave.swap(waiting_);
+    // Backgrounds of this wave (restricted mode): one per frame.
+    std::vector<Background> backgrounds;
+    backgrounds.reserve(wave.size());
+    std::vector<ProbeRequest> requests;
+    for (std::uint32_t id : wave) {
+      const Frame& f = frames_[id];
+      const Background* background = session_.all_active();
+      if (restricted_) {
+        std::vector<std::uint32_t> active = f.leaves;
+        if (f.rep != kNone) active.insert(std::upper_bound(active.begin(), active.end(), f.rep), f.rep);
+        backgrounds.push_back(ProbeSession::restricted(std::move(active)));
+        background = &backgrounds.back();
+      }
+      const std::uint32_t active = active_count(f);
+      for (std::size_t k = 1; k < f.leaves.size(); ++k)
+        requests.push_back({f.i, f.leaves[k], background, active});
+    }
+    std::vector<Measurement> results(requests.size());
+    session_.measure(requests, results);
+
+    std::size_t offset = 0;
+    for (std::uint32_t id : wave) {
+      const std::size_t count = frames_[id].leaves.size() - 1;
+      expand(id, std::span<const Measurement>(results).subspan(offset, count));
+      offset += count;
+    }
+    finish_done_frames();
+    session_.report_progress(placed_);
+  }
+
+  [[noreturn]] void structure_error(const Frame& f, std::uint32_t j, std::uint32_t l,
+                                    const std::string& what) {
+    std::ostringstream os;
+    os << what << " (sub-problem of " << f.size << " leaves starting at leaf " << f.i << ", l("
+       << f.i << "," << j << ") = " << l << ")";
+    fail(Finding::inconsistent_structure, os.str(), describe_probe(f.i, j, active_count(f)),
+         std::nullopt,
+         "the l(i,j) values cannot come from one fixed summation tree: the order depends on the "
+         "values (e.g. sorting by magnitude), the target is non-deterministic in a way the "
+         "determinism check missed, or it keeps extra precision");
+  }
+
+  // Groups the measured l(i,j) of frame `id` and creates its child frames.
+  void expand(std::uint32_t id, std::span<const Measurement> results) {
+    std::vector<std::uint32_t> leaves = std::move(frames_[id].leaves);
+    frames_[id].leaves = {};
+    const std::uint32_t i = frames_[id].i;
+    const std::uint32_t active = active_count(frames_[id]);
+
+    // Order-independent summation: nothing is ever masked, every l is 2 (papers/001).
+    if (leaves.size() >= 3 && frames_[id].parent == kNone &&
+        std::all_of(results.begin(), results.end(),
+                    [](const Measurement& m) { return !m.saturated && m.l == 2; })) {
+      fail(Finding::order_independent,
+           "every probe returned all active units: the masks +-M absorbed nothing, so the result "
+           "does not depend on the order of additions and there is no summation tree to reveal",
+           describe_probe(i, leaves[2], active), std::nullopt,
+           "an order-independent summation (exact or correctly rounded, e.g. an ExBLAS-style "
+           "superaccumulator), or an accumulator far wider than the declared formats");
+    }
+
+    // Bucket the j's by l (counting sort keeps every J_l ascending, as Alg. 4 needs min(J_l)).
+    std::vector<std::uint32_t> saturated;
+    std::vector<std::uint32_t> level_count(active + 1, 0);
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const Measurement& m = results[k];
+      const std::uint32_t j = leaves[k + 1];
+      if (m.saturated) {
+        saturated.push_back(j);
+        continue;
+      }
+      if (m.l < 2 || m.l > active) structure_error(frames_[id], j, m.l, "l(i,j) out of range");
+      ++level_count[m.l];
+    }
+    std::vector<std::vector<std::uint32_t>> members;
+    std::vector<std::uint32_t> level_index(active + 1, kNone);
+    std::vector<Group> groups;
+    for (std::uint32_t l = 2; l <= active; ++l) {
+      if (level_count[l] == 0) continue;
+      level_index[l] = static_cast<std::uint32_t>(groups.size());
+      Group g;
+      g.l = l;
+      groups.push_back(g);
+      members.emplace_back();
+      members.back().reserve(level_count[l]);
+    }
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      if (results[k].saturated) continue;
+      const std::uint32_t j = leaves[k + 1];
+      members[level_index[results[k].l]].push_back(j);
+    }
+    leaves = {};
+
+    // Sizes must add up: |r| + |J_l| == l at every level; only the last level may be the parent's
+    // fused node (partial: |r| + |J_l| < l == outer_l).
+    std::uint32_t size_r = saturated.empty() ? 1 : static_cast<std::uint32_t>(saturated.size() + 1);
+    const Frame& f = frames_[id];
+    if (!saturated.empty() && !groups.empty() && size_r >= groups.front().l)
+      structure_error(f, saturated.front(), groups.front().l,
+                      "a saturated (large) count next to a smaller exact one");
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const std::uint32_t l = groups[g].l;
+      const auto size = static_cast<std::uint32_t>(members[g].size());
+      groups[g].size = size;
+      groups[g].witness = members[g].front();
+      const bool last = g + 1 == groups.size();
+      const bool partial_top = last && f.outer_l != 0 && l == f.outer_l && size_r + size < l;
+      if (size_r + size != l && !partial_top) {
+        std::ostringstream os;
+        os << "a subtree of " << size_r << " leaves joined by " << size << " leaves cannot have "
+           << l << " leaves";
+        structure_error(f, groups[g].witness, l, os.str());
+      }
+      size_r += size;
+    }
+    if (groups.empty())
+      structure_error(f, f.i, 0, "every output of the sub-problem saturated");
+    if (size_r != f.size)
+      structure_error(f, f.i, size_r, "the groups do not cover the sub-problem");
+
+    Frame& frame = frames_[id];
+    frame.groups = std::move(groups);
+    frame.pending = static_cast<std::uint32_t>(frame.groups.size());
+    if (!saturated.empty()) {
+      ++frame.pending;
+      frame.peeled_size = static_cast<std::uint32_t>(saturated.size() + 1);
+      std::vector<std::uint32_t> peeled_leaves;
+      peeled_leaves.reserve(saturated.size() + 1);
+      peeled_leaves.push_back(i);
+      peeled_leaves.insert(peeled_leaves.end(), saturated.begin(), saturated.end());
+      const std::uint32_t child = new_frame(std::move(peeled_leaves), kNone, 0, id, kPeeledSlot);
+      frames_[id].peeled = child;
+    }
+    for (std::size_t g = 0; g < frames_[id].groups.size(); ++g) {
+      const std::uint32_t l = frames_[id].groups[g].l;
+      const std::uint32_t size = frames_[id].groups[g].size;
+      if (size == 1) {  // a single leaf is a complete subtree: no frame needed
+        Group& group = frames_[id].groups[g];
+        group.root = group.witness;
+        group.child_max = 1;
+        --frames_[id].pending;
+        ++placed_;
+        continue;
+      }
+      // A child frame in restricted mode activates its own leaves plus i; its partial level is then
+      // size + 1. With every leaf active, the partial level is this frame's l.
+      const std::uint32_t rep = restricted_ ? i : kNone;
+      const std::uint32_t outer = restricted_ ? size + 1 : l;
+      const std::uint32_t child =
+          new_frame(std::move(members[g]), rep, outer, id, static_cast<std::uint32_t>(g));
+      frames_[id].groups[g].child = child;
+    }
+    if (frames_[id].pending == 0) combine(id);
+  }
+
+  void finish_done_frames() {
+    while (!done_.empty()) {
+      const std::uint32_t id = done_.back();
+      done_.pop_back();
+      const Frame& f = frames_[id];
+      if (f.parent == kNone) continue;
+      Frame& parent = frames_[f.parent];
+      if (f.slot == kPeeledSlot) {
+        if (f.max_l != f.size)  // the peeled part is a complete subtree by construction
+          structure_error(f, f.i, f.max_l, "the saturated part is not a complete subtree");
+        parent.peeled_root = f.root;
+      } else {
+        parent.groups[f.slot].root = f.root;
+        parent.groups[f.slot].child_max = f.max_l;
+      }
+      if (--parent.pending == 0) combine(f.parent);
+    }
+  }
+
+  // Alg. 4's loop over L_i in ascending order, once every child subtree exists.
+  void combine(std::uint32_t id) {
+    Frame& f = frames_[id];
+    NodeId r = f.peeled == kNone ? f.i : f.peeled_root;
+    if (f.peeled == kNone) ++placed_;  // leaf i
+    for (const Group& g : f.groups) {
+      if (g.child_max == g.size) {  // T' = T_c: a complete subtree, the sibling of r
+        const NodeId pair[2] = {r, g.root};
+        r = builder_.add_node(std::span<const NodeId>(pair, 2));
+      } else {  // T' is part of a fused node: its root is r's parent
+        if (builder_.leaves_under(g.root) != g.size || g.root < n_)
+          structure_error(f, g.witness, g.l, "a partial subtree without an inner root");
+        builder_.add_child(g.root, r);
+        r = g.root;
+      }
+    }
+    f.root = r;
+    f.max_l = f.groups.empty() ? f.size : f.groups.back().l;
+    f.groups = {};
+    done_.push_back(id);
+  }
+
+  ProbeSession& session_;
+  std::uint32_t n_;
+  TreeBuilder builder_;
+  bool restricted_;
+  std::vector<Frame> frames_;
+  std::vector<std::uint32_t> waiting_;
+  std::vector<std::uint32_t> done_;
+  std::size_t placed_ = 0;
+};
+
+}  // namespace
+
+Tree run_fprev(ProbeSession& session, RevealStats& stats) {
+  FprevBuilder builder(session);
+  stats.low_range_mode = builder.low_range_mode();
+  if (session.leaves() == 1) {
+    TreeBuilder single(1);
+    return single.build();
+  }
+  return builder.run();
+}
+
+}  // namespace fprev

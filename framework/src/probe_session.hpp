@@ -1,0 +1,77 @@
+// The engine's only door to a target: batches probes up to the target's max_batch, times every call,
+// decodes and validates every output. Algorithms above it deal in l(i,j) values, never raw floats.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fprev/mask_scheme.hpp"
+#include "fprev/reveal.hpp"
+#include "fprev/target.hpp"
+
+namespace fprev {
+
+// One l(i,j) measurement request: +M at `plus`, -M at `minus`, units on `background`.
+struct ProbeRequest {
+  std::uint32_t plus;
+  std::uint32_t minus;
+  const Background* background;
+  std::uint32_t active_count;  // active leaves of the background, plus and minus included
+};
+
+// l = active leaves under LCA(plus, minus). A saturated output only tells that l is small:
+// l <= active_count - exact_count_limit.
+struct Measurement {
+  std::uint32_t l;
+  bool saturated;
+};
+
+class ProbeSession {
+ public:
+  ProbeSession(Target& target, const MaskScheme& scheme, const RevealOptions& options,
+               RevealStats& stats);
+
+  const TargetInfo& info() const { return info_; }
+  const MaskScheme& scheme() const { return scheme_; }
+  std::size_t leaves() const { return info_.n; }
+
+  // The background with every leaf active (shared by all-active probes).
+  const Background* all_active() const { return &all_active_; }
+  static Background restricted(std::vector<std::uint32_t> active);
+
+  // Measures every request, in as few target calls as the target's batch allows.
+  void measure(std::span<const ProbeRequest> requests, std::span<Measurement> out);
+
+  // Evaluates arbitrary inputs (rows x n values of a, shared b), batched.
+  std::vector<double> evaluate_values(std::size_t rows, std::span<const double> a,
+                                      std::span<const double> b);
+
+  void report_progress(std::size_t leaves_placed);
+
+ private:
+  Measurement decode(const ProbeRequest& request, double output) const;
+
+  Target& target_;
+  TargetInfo info_;
+  MaskScheme scheme_;
+  const RevealOptions& options_;
+  RevealStats& stats_;
+  Background all_active_;
+  // reusable buffers
+  std::vector<Probe> probes_;
+  std::vector<const Background*> backgrounds_;
+  std::vector<double> outputs_;
+};
+
+// Formats "A^{3,7} (+M at leaf 3, -M at leaf 7, 998 active leaves)".
+std::string describe_probe(std::uint32_t plus, std::uint32_t minus, std::uint32_t active_count);
+
+[[noreturn]] void fail(Finding finding, std::string message, std::string probe = {},
+                       std::optional<double> raw_output = std::nullopt,
+                       std::string likely_cause = {});
+
+}  // namespace fprev

@@ -1,0 +1,131 @@
+// Verification of a tree against a target: predicted l(i,j) for sampled probes, and bitwise
+// simulation on random inputs. Used after every reveal and to check a golden without re-revealing.
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "checks.hpp"
+
+namespace fprev {
+namespace {
+
+// Leaves under `node`, ascending (iterative).
+std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node) {
+  std::vector<std::uint32_t> leaves;
+  std::vector<NodeId> stack{node};
+  while (!stack.empty()) {
+    const NodeId v = stack.back();
+    stack.pop_back();
+    if (tree.is_leaf(v)) {
+      leaves.push_back(v);
+      continue;
+    }
+    for (NodeId c : tree.children(v)) stack.push_back(c);
+  }
+  std::sort(leaves.begin(), leaves.end());
+  return leaves;
+}
+
+void check_probes(ProbeSession& session, const Tree& tree, const RevealOptions& options,
+                  std::size_t probe_count, bool all_from_first, RevealStats& stats) {
+  const auto n = static_cast<std::uint32_t>(tree.leaf_count());
+  if (n < 2) return;
+  const LcaIndex lca(tree);
+  const bool all_active = n - 2 < session.scheme().exact_count_limit;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  if (all_from_first)
+    for (std::uint32_t j = 1; j < n; ++j) pairs.emplace_back(0, j);
+  std::mt19937_64 rng(options.seed ^ 0x7e1f);
+  std::uniform_int_distribution<std::uint32_t> leaf(0, n - 1);
+  for (std::size_t k = 0; k < probe_count; ++k) {
+    const std::uint32_t i = leaf(rng), j = leaf(rng);
+    if (i != j) pairs.emplace_back(i, j);
+  }
+
+  std::vector<Background> backgrounds;  // restricted mode: one per probe
+  backgrounds.reserve(pairs.size());
+  std::vector<ProbeRequest> requests;
+  std::vector<std::uint32_t> predicted;
+  for (const auto& [i, j] : pairs) {
+    const NodeId v = lca.lca(i, j);
+    if (all_active) {
+      requests.push_back({i, j, session.all_active(), n});
+      predicted.push_back(tree.leaves_under(v));
+      continue;
+    }
+    // Count within the parent of the LCA when that fits the exact range, so leaves outside the LCA
+    // take part too; otherwise within the LCA alone.
+    NodeId scope = tree.parent(v) != kNoNode ? tree.parent(v) : v;
+    if (tree.leaves_under(scope) - 2 >= session.scheme().exact_count_limit) scope = v;
+    if (tree.leaves_under(scope) - 2 >= session.scheme().exact_count_limit) continue;
+    backgrounds.push_back(ProbeSession::restricted(leaves_of(tree, scope)));
+    requests.push_back({i, j, &backgrounds.back(), tree.leaves_under(scope)});
+    predicted.push_back(tree.leaves_under(v));
+  }
+  std::vector<Measurement> measured(requests.size());
+  session.measure(requests, measured);
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    if (!measured[k].saturated && measured[k].l == predicted[k]) continue;
+    std::ostringstream os;
+    os << "l(" << requests[k].plus << "," << requests[k].minus << ") measured "
+       << (measured[k].saturated ? std::string("beyond the exact range")
+                                 : std::to_string(measured[k].l))
+       << " but the tree predicts " << predicted[k];
+    fail(Finding::verification_failed, os.str(),
+         describe_probe(requests[k].plus, requests[k].minus, requests[k].active_count), std::nullopt,
+         "the target no longer follows this tree (its order changed), or its order depends on the "
+         "values or on the batch position");
+  }
+  stats.verified_probes += requests.size();
+}
+
+void check_simulation(ProbeSession& session, const Tree& tree, const RevealOptions& options,
+                      RevealStats& stats) {
+  const TargetInfo& info = session.info();
+  const NumericTraits& traits = info.traits;
+  if (options.verify_inputs == 0 || tree.leaf_count() < 2) return;
+  if (tree.max_arity() > 2 && !traits.simulate_fused) return;  // no model for this accelerator
+  const std::size_t rows = options.verify_inputs;
+  const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0x51a1, 12);
+  const std::vector<double> outputs = session.evaluate_values(rows, inputs.a, inputs.b);
+  std::vector<double> values(info.n);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t k = 0; k < info.n; ++k) values[k] = inputs.summand(r, info.n, k);
+    const double expected = simulate_sum(tree, values, traits.accumulator, traits.output,
+                                         traits.fused_extra_bits);
+    if (std::memcmp(&expected, &outputs[r], sizeof expected) == 0) continue;
+    std::ostringstream os;
+    os.precision(17);
+    os << "on random input #" << r << " the target returned " << outputs[r]
+       << " but adding in the order of the tree (round to nearest in "
+       << to_string(traits.accumulator) << ") gives " << expected;
+    fail(Finding::verification_failed, os.str(), "random input #" + std::to_string(r), outputs[r],
+         "extra precision in the accumulator (wider registers, a different accumulator format), "
+         "a non-IEEE adder, or an order that depends on the values");
+  }
+  stats.simulated_inputs += rows;
+}
+
+}  // namespace
+
+void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& options,
+                std::size_t probe_count, bool all_from_first, RevealStats& stats) {
+  check_probes(session, tree, options, probe_count, all_from_first, stats);
+  check_simulation(session, tree, options, stats);
+}
+
+void check_fused_width(const ProbeSession& session, const Tree& tree) {
+  const std::size_t width = tree.max_arity();
+  const std::size_t allowed = std::max<std::size_t>(2, session.info().traits.max_fused_width);
+  if (width <= allowed) return;
+  fail(Finding::value_dependent,
+       "the probes describe a node adding " + std::to_string(width) +
+           " summands at once, but this target adds at most " + std::to_string(allowed) +
+           " terms in one step",
+       {}, std::nullopt,
+       "the order depends on the values: e.g. the summands are sorted by magnitude, so the masks "
+       "+-M always meet last and every probe looks alike");
+}
+
+}  // namespace fprev
