@@ -134,7 +134,7 @@ void MatrixTarget<T>::call_kernel() {
 }
 
 template <class T>
-void MatrixTarget<T>::run(std::size_t used, std::span<double> outputs) {
+void MatrixTarget<T>::run(std::size_t used, std::span<double> outputs, bool compare_positions) {
   pack_rows(0, used);
   if (check_row_) pack_rows(rows_ - 1, rows_);
   if (case_.beta != 0) {
@@ -145,7 +145,7 @@ void MatrixTarget<T>::run(std::size_t used, std::span<double> outputs) {
   }
   library_->use_threads(threads_);
   call_kernel();
-  check_consistency(used);
+  if (compare_positions) check_consistency(used);
   for (std::size_t p = 0; p < used; ++p) outputs[p] = static_cast<double>(out(p, 0));
 }
 
@@ -188,7 +188,7 @@ void MatrixTarget<T>::evaluate(const ProbeBatch& batch, std::span<double> output
   }
   for (std::size_t p = 0; p < used; ++p) stage_probe(batch, p, p);
   if (check_row_) stage_probe(batch, 0, rows_ - 1);
-  run(used, outputs);
+  run(used, outputs, true);
 }
 
 template <class T>
@@ -206,7 +206,10 @@ void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> output
   rhs_constant_ = batch.b.empty();
   for (std::size_t row = 0; row < used; ++row) stage_values(batch, row, row);
   if (check_row_) stage_values(batch, 0, rows_ - 1);
-  run(used, outputs);
+  // Random inputs are not compared: an edge kernel without FMA rounds the products that the main
+  // kernel keeps exact, a last-bit difference without any difference in order. Probe products are
+  // exact powers of two, so there a difference can only come from the order.
+  run(used, outputs, false);
 }
 
 template class MatrixTarget<float>;

@@ -4,11 +4,12 @@
 // shared b-factors (SummandKind::product_shared_rhs), so output (r, j) is input r's sum for every
 // column j. With beta = 1 the old y / C of row r is input r's last summand.
 //
-// Because the routine computes all rows and columns, the target checks on every call that they
-// agree: the last row repeats the first row's input (so a call takes at most rows - 1 inputs), and
-// the first and last columns of each used row must be equal (B's columns are equal). A difference
-// means the order depends on the output position; it is thrown as BatchInconsistent, never
-// averaged away.
+// Because the routine computes all rows and columns, the target checks on every probe call that
+// they agree: the last row repeats the first row's input (so a call takes at most rows - 1 inputs),
+// and the first and last columns of each used row must be equal (B's columns are equal). A
+// difference means the order depends on the output position; it is thrown as BatchInconsistent,
+// never averaged away. (Probe products are exact, so only the order can make them differ; random
+// inputs are not compared, see evaluate(ValueBatch).)
 #pragma once
 
 #include <cstring>
@@ -39,7 +40,7 @@ class MatrixTarget final : public Target {
   void stage_values(const ValueBatch& batch, std::size_t input, std::size_t row);
   void fill_rhs(const double* factors);  // nullptr: the constant rhs_value_
   void pack_rows(std::size_t begin, std::size_t end);
-  void run(std::size_t used, std::span<double> outputs);
+  void run(std::size_t used, std::span<double> outputs, bool compare_positions);
   void call_kernel();
   void check_consistency(std::size_t used) const;
   void check_sizes(std::size_t inputs, std::size_t outputs) const;
