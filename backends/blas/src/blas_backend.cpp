@@ -77,8 +77,8 @@ class BlasBackend final : public Backend {
 
   // Every instance accepts the same case parameters; the ops a library lacks are refused by the
   // instance's validate_case.
-  std::vector<ParamSpec> case_params() const { return case_param_specs(); }
-  void validate_case(const Params& params) const { parse_case(params); }
+  std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
+  void validate_case(const Params& params) const override { parse_case(params); }
 
   std::unique_ptr<BackendInstance> open(const Params& params) const override {
     const Params resolved = resolve_params(instance_params(), params, "blas backend");
