@@ -189,7 +189,7 @@ std::size_t CaseConfig::rows() const {
     case Op::gemv:
       return static_cast<std::size_t>(trans_a ? n : m);
     default:
-      return static_cast<std::size_t>(m);
+      return static_cast<std::size_t>(probes == ProbeLayout::diagonal ? std::min(m, n) : m);
   }
 }
 
@@ -216,6 +216,7 @@ std::string CaseConfig::describe() const {
   }
   if (beta != 0) os << " beta=" << beta;
   if (fp8_fast_accum) os << " fast_accum";
+  if (probes == ProbeLayout::diagonal) os << " probes=diagonal";
   return os.str();
 }
 
@@ -252,6 +253,9 @@ std::vector<ParamSpec> case_param_specs() {
        "gemv/gemm: 1 adds C (y) as the last leaf; default 0"},
       {"fp8_fast_accum", ParamType::boolean, {}, false, "", 0, INT64_MAX,
        "lt_matmul with fp8: CUBLASLT_MATMUL_DESC_FAST_ACCUM (no periodic promotion to float32)"},
+      {"probes", ParamType::choice, {"rows", "diagonal"}, false, "", 0, INT64_MAX,
+       "gemm family: rows (one probe per row of A, shared B; default) or diagonal (probe p in "
+       "row p of A and column p of B; default for float16 and fp8_e4m3, whose range needs it)"},
   };
 }
 
@@ -374,6 +378,20 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
       reject(c.m % 16 != 0 ? "m" : "k",
              "fp8 matmuls need m and k to be multiples of 16 (16-byte aligned leading dimensions)");
   }
+  // Probe layout: float16 and fp8_e4m3 need the mask split over both factors (diagonal); with
+  // one shared factor their exponent range masks at most ~2^10 (float16) or no (e4m3) summands.
+  if (!is_gemm_family(c.op)) {
+    forbid(p, "probes", op_text + " (only the gemm family has a probe layout)");
+  } else if (has(p, "probes")) {
+    c.probes = param_str(p, "probes") == "diagonal" ? ProbeLayout::diagonal : ProbeLayout::rows;
+  } else if (c.dtype == Format::float16 || c.dtype == Format::fp8_e4m3) {
+    c.probes = ProbeLayout::diagonal;
+  }
+  if (c.probes == ProbeLayout::diagonal && c.a_format != c.b_format)
+    reject("probes", "probes diagonal splits the masks over A and B, which needs one format for "
+                     "both; dtype " + dtype_name + " runs as " + std::string(to_string(c.a_format)) +
+                     " x " + std::string(to_string(c.b_format)) + ": use probes rows");
+
   if (has(p, "fp8_fast_accum")) {
     if (!is_fp8(c.dtype)) forbid(p, "fp8_fast_accum", "dtype " + dtype_name + " (fp8 only)");
     c.fp8_fast_accum = param_str(p, "fp8_fast_accum") == "true";
@@ -384,7 +402,9 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
 NumericTraits numeric_traits(const CaseConfig& c, const InstanceSettings& settings) {
   NumericTraits t;
   t.output = c.output;
-  t.summand = c.op == Op::dot ? SummandKind::product : SummandKind::product_shared_rhs;
+  // dot: x and y both per probe; diagonal: row p of A and column p of B both per probe.
+  t.summand = c.op == Op::dot || c.probes == ProbeLayout::diagonal ? SummandKind::product
+                                                                   : SummandKind::product_shared_rhs;
 
   // The input format is the narrowest format the library may convert the inputs to: values
   // exact there are exact in every wider format, so the masks survive whatever it does.

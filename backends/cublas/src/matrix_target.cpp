@@ -1,7 +1,10 @@
-// gemv, gemm, gemm_ex and lt_matmul targets: one probe per row of op(A), B (or x) holding the
-// shared right-hand factors in every column, so one library call evaluates up to `rows` probes.
-// Every column of C must come out identical for a row (they add the same products); a column that
-// differs means the order depends on the output position and is reported, never averaged away.
+// gemv, gemm, gemm_ex and lt_matmul targets. One library call evaluates a whole batch of probes:
+//   rows layout: probe p in row p of op(A), B (or x) holding the shared right-hand factors in every
+//     column. Every column of C must come out identical for a row (they add the same products); a
+//     column that differs means the order depends on the output position and is reported, never
+//     averaged away.
+//   diagonal layout: probe p in row p of op(A) and column p of op(B), read back from C(p,p); the
+//     other elements of C mix unrelated probes and are ignored.
 #include <cstring>
 #include <sstream>
 #include <vector>
@@ -63,7 +66,7 @@ class MatrixTarget final : public Target {
  public:
   MatrixTarget(const TargetSetup& setup, Codec<TIn> a_codec, Codec<TIn> b_codec, Codec<TOut> c_codec)
       : setup_(setup), layout_(matrix_layout(setup.config)), a_codec_(a_codec), b_codec_(b_codec),
-        c_codec_(c_codec) {
+        c_codec_(c_codec), diagonal_(setup.config.probes == ProbeLayout::diagonal) {
     const CaseConfig& c = setup.config;
     a_check_ = setup.traits.input;
     b_check_ = c.b_format != c.a_format ? c.b_format : setup.traits.input;
@@ -80,8 +83,13 @@ class MatrixTarget final : public Target {
     h_a_ = PinnedMemory(d_a_.bytes());
     h_b_ = PinnedMemory(d_b_.bytes());
     h_c_ = PinnedMemory(d_c_.bytes());
+    // Zero bits are +0 in every format used here; unused rows and columns stay zero.
     std::memset(h_a_.get(), 0, h_a_.bytes());
+    std::memset(h_b_.get(), 0, h_b_.bytes());
     std::memset(h_c_.get(), 0, h_c_.bytes());
+    // C starts as zeros: with beta = 0 cuBLAS does not read it, but no library path may ever see
+    // uninitialised memory (a NaN there times 0 would still be NaN).
+    check(cudaMemset(d_c_.get(), 0, d_c_.bytes()), "cudaMemset");
     row_.resize(leaves_);
     b_now_.resize(layout_.reduction);
     c_leaf_.assign(layout_.rows, 0.0);
@@ -106,11 +114,17 @@ class MatrixTarget final : public Target {
     if (probes == 0) return;
     const bool c_leaf = setup_.config.beta != 0;
     check_probe_values(*batch.values, a_check_, b_check_, c_leaf, setup_.config.output);
-    stage_shared_b(batch);
+    if (!diagonal_) stage_shared_b(batch);
+    const std::size_t k = layout_.reduction;
     for (std::size_t p = 0; p < probes; ++p) {
       write_probe_row<TIn>(batch, p, leaves_, row_.data(), nullptr, a_codec_.encode);
       store_a_row(p, row_.data());
-      if (c_leaf) c_leaf_[p] = batch.leaf(p, static_cast<std::uint32_t>(layout_.reduction)).value();
+      if (diagonal_) {
+        for (std::size_t kk = 0; kk < k; ++kk)
+          b_now_[kk] = b_codec_.encode(batch.leaf(p, static_cast<std::uint32_t>(kk)).b);
+        store_b_column(p, b_now_.data());
+      }
+      if (c_leaf) c_leaf_[p] = batch.leaf(p, static_cast<std::uint32_t>(k)).value();
     }
     run(probes, outputs);
   }
@@ -132,6 +146,7 @@ class MatrixTarget final : public Target {
         row_[kk] = a_codec_.encode(a[kk]);
       }
       store_a_row(r, row_.data());
+      if (diagonal_) store_b_column(r, b_now_.data());
       if (setup_.config.beta != 0) {
         // C holds the last leaf in the output format; a product that needs more bits is rounded
         // there, exactly as an application storing it in C would see it (see README).
@@ -143,13 +158,13 @@ class MatrixTarget final : public Target {
   }
 
  private:
-  // B is shared by every probe of the batch (SummandKind::product_shared_rhs): check that it is.
+  // Rows layout: B is shared by every probe of the batch (SummandKind::product_shared_rhs); check
+  // that it is before relying on it.
   void stage_shared_b(const ProbeBatch& batch) {
     const ProbeValues& v = *batch.values;
     const std::size_t k = layout_.reduction;
     if (v.plus.b == v.unit.b && v.minus.b == v.unit.b) {  // every leaf has factor b = unit.b
-      const TIn b = b_codec_.encode(v.unit.b);
-      std::fill(b_now_.begin(), b_now_.end(), b);
+      std::fill(b_now_.begin(), b_now_.end(), b_codec_.encode(v.unit.b));
       return;
     }
     for (std::size_t kk = 0; kk < k; ++kk) {
@@ -174,47 +189,69 @@ class MatrixTarget final : public Target {
       a[p * layout_.a_row_stride + kk * layout_.a_k_stride] = row[kk];
   }
 
-  void clear_rows(std::size_t from) {
-    // Rows no probe uses in this call: zero, so stale probes never matter.
-    TIn* a = h_a_.as<TIn>();
-    const TIn zero = a_codec_.encode(0.0);
-    for (std::size_t p = from; p < dirty_rows_; ++p) {
-      for (std::size_t kk = 0; kk < layout_.reduction; ++kk)
-        a[p * layout_.a_row_stride + kk * layout_.a_k_stride] = zero;
-      c_leaf_[p] = 0.0;
-    }
-    dirty_rows_ = from;
+  void store_b_column(std::size_t j, const TIn* column) {
+    TIn* b = h_b_.as<TIn>();
+    for (std::size_t kk = 0; kk < layout_.reduction; ++kk)
+      b[kk * layout_.b_k_stride + j * layout_.b_column_stride] = column[kk];
   }
 
-  void upload_b_if_changed() {
-    // Compare bits, not values: -0 and +0 are different inputs.
+  // Rows (and diagonal columns) that held a probe in an earlier call but not in this one go back
+  // to zero, so a stale probe can never matter.
+  void clear_unused(std::size_t used) {
+    TIn* a = h_a_.as<TIn>();
+    TIn* b = h_b_.as<TIn>();
+    const TIn zero = a_codec_.encode(0.0);
+    for (std::size_t p = used; p < dirty_rows_; ++p) {
+      for (std::size_t kk = 0; kk < layout_.reduction; ++kk) {
+        a[p * layout_.a_row_stride + kk * layout_.a_k_stride] = zero;
+        if (diagonal_) b[kk * layout_.b_k_stride + p * layout_.b_column_stride] = zero;
+      }
+      c_leaf_[p] = 0.0;
+    }
+    dirty_rows_ = used;
+  }
+
+  void upload_b() {
+    if (diagonal_) {  // a column per probe: changes with every call
+      check(cudaMemcpyAsync(d_b_.get(), h_b_.get(), h_b_.bytes(), cudaMemcpyHostToDevice,
+                            stream_.get()),
+            "cudaMemcpyAsync");
+      return;
+    }
+    // Rows layout: upload only when the shared factors changed (bits, not values: -0 != +0).
     if (b_uploaded_.size() == b_now_.size() &&
         std::memcmp(b_uploaded_.data(), b_now_.data(), b_now_.size() * sizeof(TIn)) == 0)
       return;
-    TIn* b = h_b_.as<TIn>();
-    for (std::size_t j = 0; j < layout_.columns; ++j)
-      for (std::size_t kk = 0; kk < layout_.reduction; ++kk)
-        b[kk * layout_.b_k_stride + j * layout_.b_column_stride] = b_now_[kk];
+    for (std::size_t j = 0; j < layout_.columns; ++j) store_b_column(j, b_now_.data());
     check(cudaMemcpyAsync(d_b_.get(), h_b_.get(), h_b_.bytes(), cudaMemcpyHostToDevice, stream_.get()),
           "cudaMemcpyAsync");
     b_uploaded_ = b_now_;
   }
 
-  void run(std::size_t used_rows, std::span<double> outputs) {
-    clear_rows(used_rows);
-    dirty_rows_ = used_rows;
+  void stage_c() {
+    TOut* c = h_c_.as<TOut>();
+    if (diagonal_) {
+      std::memset(h_c_.get(), 0, h_c_.bytes());
+      for (std::size_t p = 0; p < layout_.rows; ++p)
+        c[p * layout_.c_row_stride + p * layout_.c_column_stride] = c_codec_.encode(c_leaf_[p]);
+      return;
+    }
+    for (std::size_t p = 0; p < layout_.rows; ++p) {
+      const TOut value = c_codec_.encode(c_leaf_[p]);
+      for (std::size_t j = 0; j < layout_.columns; ++j)
+        c[p * layout_.c_row_stride + j * layout_.c_column_stride] = value;
+    }
+  }
+
+  void run(std::size_t used, std::span<double> outputs) {
+    clear_unused(used);
     check(cudaSetDevice(setup_.device.ordinal), "cudaSetDevice");
     cudaStream_t stream = stream_.get();
-    upload_b_if_changed();
+    upload_b();
     check(cudaMemcpyAsync(d_a_.get(), h_a_.get(), h_a_.bytes(), cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync");
     if (setup_.config.beta != 0) {
-      TOut* c = h_c_.as<TOut>();
-      for (std::size_t p = 0; p < layout_.rows; ++p) {
-        const TOut value = c_codec_.encode(c_leaf_[p]);
-        for (std::size_t j = 0; j < layout_.columns; ++j)
-          c[p * layout_.c_row_stride + j * layout_.c_column_stride] = value;
-      }
+      stage_c();
       check(cudaMemcpyAsync(d_c_.get(), h_c_.get(), h_c_.bytes(), cudaMemcpyHostToDevice, stream),
             "cudaMemcpyAsync");
     }
@@ -224,7 +261,11 @@ class MatrixTarget final : public Target {
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
     const TOut* c = h_c_.as<TOut>();
-    for (std::size_t p = 0; p < used_rows; ++p) {
+    for (std::size_t p = 0; p < used; ++p) {
+      if (diagonal_) {
+        outputs[p] = c_codec_.decode(c[p * layout_.c_row_stride + p * layout_.c_column_stride]);
+        continue;
+      }
       const TOut* first = &c[p * layout_.c_row_stride];
       for (std::size_t j = 1; j < layout_.columns; ++j) {
         const TOut* other = &c[p * layout_.c_row_stride + j * layout_.c_column_stride];
@@ -246,6 +287,7 @@ class MatrixTarget final : public Target {
   MatrixLayout layout_;
   Codec<TIn> a_codec_, b_codec_;
   Codec<TOut> c_codec_;
+  bool diagonal_ = false;
   Format a_check_ = Format::float32, b_check_ = Format::float32;
   std::size_t leaves_ = 0;
   TargetInfo info_;
@@ -258,10 +300,10 @@ class MatrixTarget final : public Target {
   std::unique_ptr<Launcher> launcher_;
 
   std::vector<TIn> row_;          // one probe row, all leaves
-  std::vector<TIn> b_now_;        // the shared right-hand factors of this call
-  std::vector<TIn> b_uploaded_;   // what B on the device holds
-  std::vector<double> c_leaf_;    // beta = 1: the value of C per row
-  std::size_t dirty_rows_ = 0;    // rows of h_a_ that may hold a previous call's values
+  std::vector<TIn> b_now_;        // the right-hand factors of this call (one column)
+  std::vector<TIn> b_uploaded_;   // rows layout: what every column of B on the device holds
+  std::vector<double> c_leaf_;    // beta = 1: the value of C per probe
+  std::size_t dirty_rows_ = 0;    // probe rows (and diagonal columns) holding earlier values
 };
 
 }  // namespace

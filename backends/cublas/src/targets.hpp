@@ -48,8 +48,8 @@ class ConfiguredHandle {
   cublasHandle_t get() const { return handle_.get(); }
 
  private:
+  DeviceMemory workspace_;  // declared first: destroyed after the handle that uses it
   CublasHandle handle_;
-  DeviceMemory workspace_;
 };
 
 // One library call computing C from A and B on the target's stream. The matrix target owns the

@@ -197,11 +197,43 @@ TEST(CublasCase, Fp8FollowsCublasLtRequirements) {
             "fp8_fast_accum");
 }
 
+TEST(CublasCase, ProbeLayoutDefaultsToDiagonalWhereTheRangeNeedsBothFactors) {
+  const Params shape = {{"op", "gemm_ex"}, {"m", "64"}, {"n", "16"}, {"k", "32"}};
+  auto with = [&shape](std::initializer_list<std::pair<const std::string, std::string>> extra) {
+    Params p = shape;
+    p.insert(extra);
+    return p;
+  };
+  const CaseConfig half = case_from(with({{"dtype", "float16"}}));
+  EXPECT_EQ(half.probes, ProbeLayout::diagonal);
+  EXPECT_EQ(half.rows(), 16u);  // min(m, n): one probe per diagonal element of C
+  const CaseConfig bf16 = case_from(with({{"dtype", "bfloat16"}}));
+  EXPECT_EQ(bf16.probes, ProbeLayout::rows);
+  EXPECT_EQ(bf16.rows(), 64u);
+  EXPECT_EQ(case_from(with({{"dtype", "float16"}, {"probes", "rows"}})).rows(), 64u);
+  EXPECT_EQ(case_from(with({{"probes", "diagonal"}})).probes, ProbeLayout::diagonal);
+  EXPECT_EQ(case_from({{"op", "lt_matmul"}, {"dtype", "fp8_e4m3"}, {"m", "16"}, {"n", "8"},
+                       {"k", "16"}})
+                .probes,
+            ProbeLayout::diagonal);
+  // e5m2 x e4m3 has two formats: the masks cannot be split over both factors.
+  EXPECT_EQ(case_from({{"op", "lt_matmul"}, {"dtype", "fp8_e5m2"}, {"m", "16"}, {"n", "8"},
+                       {"k", "16"}})
+                .probes,
+            ProbeLayout::rows);
+  EXPECT_EQ(rejection({{"op", "lt_matmul"}, {"dtype", "fp8_e5m2"}, {"m", "16"}, {"n", "8"},
+                       {"k", "16"}, {"probes", "diagonal"}})
+                .parameter(),
+            "probes");
+  EXPECT_EQ(rejection({{"op", "gemv"}, {"m", "4"}, {"n", "4"}, {"probes", "diagonal"}}).parameter(),
+            "probes");
+}
+
 TEST(CublasCase, DescribeNamesTheCall) {
   EXPECT_EQ(case_from({{"op", "gemm_ex"}, {"dtype", "float16"}, {"output", "float32"},
                        {"m", "64"}, {"n", "64"}, {"k", "32"}})
                 .describe(),
-            "gemm_ex float16 -> float32 compute 32F m=64 n=64 k=32 trans=NN");
+            "gemm_ex float16 -> float32 compute 32F m=64 n=64 k=32 trans=NN probes=diagonal");
   EXPECT_EQ(case_from({{"op", "dot"}, {"dtype", "float64"}, {"n", "10"}}).describe(),
             "dot float64 -> float64 n=10");
 }
@@ -233,6 +265,7 @@ TEST(CublasTraits, TensorCoreFormatsAccumulateInFloat32WithFusedSums) {
   const NumericTraits half = traits_of({{"op", "gemm_ex"}, {"dtype", "float16"},
                                         {"output", "float32"}, {"m", "8"}, {"n", "8"}, {"k", "32"}});
   EXPECT_EQ(half.input, Format::float16);
+  EXPECT_EQ(half.summand, SummandKind::product);  // diagonal probes: both factors per probe
   EXPECT_EQ(half.accumulator, Format::float32);
   EXPECT_EQ(half.output, Format::float32);
   EXPECT_GE(half.max_fused_width, 17u);  // Hopper adds 16 products and the accumulator at once
@@ -244,6 +277,7 @@ TEST(CublasTraits, TensorCoreFormatsAccumulateInFloat32WithFusedSums) {
   const NumericTraits fp8 = traits_of({{"op", "lt_matmul"}, {"dtype", "fp8_e5m2"}, {"m", "16"},
                                        {"n", "8"}, {"k", "32"}});
   EXPECT_EQ(fp8.input, Format::fp8_e5m2);
+  EXPECT_EQ(fp8.summand, SummandKind::product_shared_rhs);  // B is e4m3: rows layout
   EXPECT_EQ(fp8.accumulator, Format::float32);
   EXPECT_GE(fp8.max_fused_width, 33u);
 }

@@ -113,6 +113,10 @@ const TargetCase kCases[] = {
                          {"k", "40"}}},
     {"gemm_ex_f16_f32_beta", {{"op", "gemm_ex"}, {"dtype", "float16"}, {"output", "float32"},
                               {"m", "24"}, {"n", "8"}, {"k", "40"}, {"beta", "1"}}},
+    {"gemm_ex_f16_diagonal_wide", {{"op", "gemm_ex"}, {"dtype", "float16"}, {"output", "float32"},
+                                   {"m", "8"}, {"n", "24"}, {"k", "40"}, {"transb", "T"}}},
+    {"sgemm_diagonal_beta", {{"op", "gemm"}, {"m", "16"}, {"n", "12"}, {"k", "40"},
+                             {"trans", "T"}, {"beta", "1"}, {"probes", "diagonal"}}},
     {"gemm_ex_f16_compute16F", {{"op", "gemm_ex"}, {"dtype", "float16"}, {"compute", "16F"},
                                 {"m", "24"}, {"n", "8"}, {"k", "40"}, {"trans", "T"}}},
     {"gemm_ex_bf16_bf16", {{"op", "gemm_ex"}, {"dtype", "bfloat16"}, {"m", "24"}, {"n", "8"},
@@ -138,8 +142,8 @@ const TargetCase kCases[] = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Ops, CublasGpuTarget, ::testing::ValuesIn(kCases),
-                         [](const ::testing::TestParamInfo<TargetCase>& info) {
-                           return std::string(info.param.name);
+                         [](const ::testing::TestParamInfo<TargetCase>& param_info) {
+                           return std::string(param_info.param.name);
                          });
 
 }  // namespace

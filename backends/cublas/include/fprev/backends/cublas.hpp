@@ -114,6 +114,15 @@ enum class Compute : std::uint8_t {
 };
 std::string_view to_string(Compute compute);  // "16F", "32F_FAST_TF32", ...
 
+// How probes are laid out in one gemm-family call:
+//   rows      one probe per row of op(A); every column of op(B) holds the same right-hand factors
+//             (SummandKind::product_shared_rhs). m probes per call, and every column of C must
+//             agree, which checks that the order does not depend on the output column.
+//   diagonal  probe p in row p of op(A) and column p of op(B); its output is C(p,p)
+//             (SummandKind::product). min(m, n) probes per call, and both factors carry part of
+//             the mask, which doubles the usable exponent range: float16 and fp8_e4m3 need it.
+enum class ProbeLayout : std::uint8_t { rows, diagonal };
+
 // One resolved and validated case. The reduction runs over `reduction()` products; `rows()`
 // independent outputs (one probe each) come out of one library call.
 struct CaseConfig {
@@ -128,12 +137,14 @@ struct CaseConfig {
   bool trans_b = false;              // gemm family only
   int beta = 0;                      // 0 or 1; 1 adds C (or y) as the last leaf
   bool fp8_fast_accum = false;       // lt_matmul with fp8: CUBLASLT_MATMUL_DESC_FAST_ACCUM
+  ProbeLayout probes = ProbeLayout::rows;  // gemm family only
 
   std::size_t reduction() const;  // products per output: dot n, gemv n (N) / m (T), gemm k
-  std::size_t rows() const;       // outputs (probes) per call: dot 1, gemv m (N) / n (T), gemm m
-  std::size_t columns() const;    // identical output columns per probe: gemm n, else 1
+  // Probes per call: dot 1, gemv m (N) / n (T), gemm m (rows layout) / min(m, n) (diagonal).
+  std::size_t rows() const;
+  std::size_t columns() const;    // columns of C: gemm n, else 1
   std::size_t leaves() const { return reduction() + (beta != 0 ? 1 : 0); }
-  std::string describe() const;   // "gemm_ex float16 -> float32 compute 32F m=64 n=64 k=32 NN"
+  std::string describe() const;   // "gemm_ex float16 -> float32 compute 32F m=64 n=64 k=32 trans=NN"
 };
 
 std::vector<ParamSpec> case_param_specs();
