@@ -34,7 +34,7 @@ double add_rounded(double a, double b, Format format) {
 double round_scaled(std::uint64_t magnitude, int exponent, bool negative, Format format) {
   if (magnitude == 0) return negative ? -0.0 : 0.0;
   const FormatInfo& info = format_info(format);
-  const int bit_length = std::bit_width(magnitude);
+  const int bit_length = static_cast<int>(std::bit_width(magnitude));
   const int leading_exponent = exponent + bit_length - 1;
   // Exponent of the last kept bit: precision bits below the leading one, or the subnormal grid.
   int ulp_exponent = leading_exponent - info.precision + 1;
