@@ -113,10 +113,9 @@ class CublasBackend final : public Backend {
   std::vector<ParamSpec> instance_params() const override { return instance_param_specs(); }
 
   // Suites are validated without opening an instance (there may be no GPU on the machine that
-  // checks them): the case parameters and their combinations do not depend on the device. These
-  // override Backend::case_params / Backend::validate_case where the framework has them.
-  std::vector<ParamSpec> case_params() const { return case_param_specs(); }
-  void validate_case(const Params& resolved) const {
+  // checks them): the case parameters and their combinations do not depend on the device.
+  std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
+  void validate_case(const Params& resolved) const override {
     (void)parse_case(resolved, parse_instance_settings(resolve_params(instance_param_specs(), {},
                                                                       "cublas")));
   }

@@ -23,6 +23,23 @@ TEST(CublasBackend, BadSettingsAreConfigErrorsEvenWithoutAGpu) {
   EXPECT_THROW(cublas_backend().open({{"workspace", "lots"}}), ConfigError);
 }
 
+TEST(CublasBackend, SuitesAreValidatedWithoutOpeningAnInstance) {
+  // Backend::case_params / validate_case must not need a GPU (the default implementation would
+  // open an instance and fail here).
+  const Backend& backend = cublas_backend();
+  const std::vector<ParamSpec> specs = backend.case_params();
+  ASSERT_FALSE(specs.empty());
+  EXPECT_EQ(specs.front().name, "op");
+  const Params good = resolve_params(specs, {{"op", "gemm_ex"}, {"dtype", "bfloat16"}, {"m", "8"},
+                                             {"n", "8"}, {"k", "8"}},
+                                     "test");
+  EXPECT_NO_THROW(backend.validate_case(good));
+  const Params bad = resolve_params(specs, {{"op", "gemm"}, {"dtype", "bfloat16"}, {"m", "8"},
+                                            {"n", "8"}, {"k", "8"}},
+                                    "test");
+  EXPECT_THROW(backend.validate_case(bad), ConfigError);
+}
+
 TEST(CublasBackend, WithoutADeviceOpenSaysNoCudaDevice) {
   if (fprev_cuda_device_available()) GTEST_SKIP() << "a CUDA device is visible";
   // The runtime library loaded and answered without crashing; the reason names the CUDA error.
