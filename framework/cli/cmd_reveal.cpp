@@ -29,6 +29,7 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
       << (s.total_seconds > 0 ? 100.0 * s.target_seconds / s.total_seconds : 100.0) << "%)\n";
   out << "verified:      " << s.verified_probes << " l(i,j) predictions, " << s.simulated_inputs
       << " random inputs reproduced bitwise\n";
+  if (!s.arithmetic_note.empty()) out << "note:          " << s.arithmetic_note << "\n";
   out << "mask scheme:   " << result.scheme.describe()
       << (s.low_range_mode ? " (low-dynamic-range mode, papers/000 Alg. 5)" : "") << "\n";
 }

@@ -100,6 +100,9 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
     result.stats = revealed.stats;
     result.revealed = std::move(revealed.tree);
     return true;
+  } catch (const BackendUnavailable& e) {  // e.g. a data type this GPU generation lacks
+    result.status = CaseStatus::unavailable;
+    result.message = e.what();
   } catch (const RevealFailure& e) {
     result.status = CaseStatus::misbehaves;
     result.diagnostic = e.diagnostic();
@@ -188,6 +191,7 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
     golden.meta.created = utc_timestamp_now();
     for (const auto& [key, value] : result.identity.details) golden.meta.extra[key] = value;
     golden.meta.extra["target"] = result.target_description;
+    if (!result.stats.arithmetic_note.empty()) golden.meta.extra["arithmetic"] = result.stats.arithmetic_note;
     golden.tree = *result.revealed;
     try {
       if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path);

@@ -39,6 +39,33 @@ double add_in_format(double a, double b, Format format) {
   }
 }
 
+namespace {
+
+__extension__ using Int128 = __int128;
+__extension__ using UInt128 = unsigned __int128;
+
+// Rounds the integer m * 2^exponent to `format` (nearest even), exactly: an integer of up to 128
+// bits is first rounded to the format's precision here, so no double rounding can occur.
+double round_scaled_integer(UInt128 magnitude, bool negative, int exponent, Format format) {
+  int bits = 0;
+  for (UInt128 m = magnitude; m != 0; m >>= 1) ++bits;
+  const int precision = format_info(format).precision;
+  if (bits > 53) {
+    const int shift = bits - precision;
+    const UInt128 one = 1;
+    UInt128 kept = magnitude >> shift;
+    const UInt128 rest = magnitude & ((one << shift) - 1);
+    const UInt128 half = one << (shift - 1);
+    if (rest > half || (rest == half && (kept & 1) != 0)) ++kept;
+    magnitude = kept;
+    exponent += shift;
+  }
+  const double value = std::ldexp(static_cast<double>(magnitude), exponent);  // exact
+  return round_to_format(negative ? -value : value, format);
+}
+
+}  // namespace
+
 double fused_sum(std::span<const double> terms, Format accumulator, int extra_bits) {
   int max_exponent = INT32_MIN;
   double naive = 0.0;  // NaN and infinities propagate as in any adder
@@ -50,11 +77,19 @@ double fused_sum(std::span<const double> terms, Format accumulator, int extra_bi
   if (max_exponent == INT32_MIN) return 0.0;
   const int precision = format_info(accumulator).precision;
   // Keep `precision + extra_bits` bits below and including the leading bit of the largest term;
-  // shifted-out bits are truncated (towards zero), as the hardware discards them.
-  const double quantum = std::ldexp(1.0, max_exponent - (precision - 1) - extra_bits);
-  double sum = 0.0;  // exact: each term is < 2^(precision + extra_bits + 1) quanta
-  for (double t : terms) sum += std::trunc(t / quantum) * quantum;
-  return round_to_format(sum, accumulator);
+  // shifted-out bits are truncated (towards zero), as the hardware discards them. Each kept term is
+  // an integer number of quanta below 2^(precision + extra_bits + 1): the sum is exact in 128 bits.
+  const int quantum_exponent = max_exponent - (precision - 1) - extra_bits;
+  Int128 sum = 0;
+  for (double t : terms) {
+    const double quanta = std::trunc(std::ldexp(t, -quantum_exponent));
+    sum += static_cast<Int128>(quanta);
+  }
+  const bool negative = sum < 0;
+  const UInt128 magnitude = negative ? static_cast<UInt128>(-sum)
+                                               : static_cast<UInt128>(sum);
+  if (magnitude == 0) return 0.0;
+  return round_scaled_integer(magnitude, negative, quantum_exponent, accumulator);
 }
 
 double simulate_sum(const Tree& tree, std::span<const double> values, Format accumulator,

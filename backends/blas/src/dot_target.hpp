@@ -22,6 +22,8 @@ class DotTarget final : public Target {
     info_.traits.accumulator = dtype;  // FMA keeps exact products: the engine's model allows it
     info_.traits.output = dtype;
     info_.traits.summand = SummandKind::product;
+    // Kernels may keep part of the sum wider than dtype (OpenBLAS sdot: its tail in double).
+    info_.traits.exact_arithmetic_model = false;
     info_.max_batch = 1;
   }
 

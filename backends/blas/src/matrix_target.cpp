@@ -49,6 +49,8 @@ MatrixTarget<T>::MatrixTarget(std::shared_ptr<const Library> library, int thread
   info_.traits.accumulator = blas_case.dtype;
   info_.traits.output = blas_case.dtype;
   info_.traits.summand = SummandKind::product_shared_rhs;
+  // Edge kernels may round products that the main FMA kernels keep exact, or keep wider sums.
+  info_.traits.exact_arithmetic_model = false;
   info_.max_batch = check_row_ ? rows_ - 1 : 1;
 }
 

@@ -28,7 +28,7 @@ NumericTraits reference_traits(const ReferenceSpec& spec) {
   // Fused nodes follow fprev::simulate_sum's model (alignment, truncation, one rounding). Not
   // claimed for a float64 accumulator: simulate_sum adds the truncated terms in double, which is
   // inexact once they need 53 bits, so it would report a correct kernel as misbehaving.
-  traits.simulate_fused = spec.order == Order::fused && traits.accumulator != Format::float64;
+  traits.simulate_fused = spec.order == Order::fused;
   return traits;
 }
 

@@ -76,6 +76,9 @@ struct RevealStats {
   bool low_range_mode = false;     // Alg. 5 technique used (counts exceeded the output's capacity)
   std::size_t verified_probes = 0;  // l(i,j) predictions checked after the reveal
   std::size_t simulated_inputs = 0; // random inputs reproduced bitwise by simulating the tree
+  // Set when the target's arithmetic differs from the simple model (extra precision) although the
+  // probes gave a consistent tree; only for targets whose traits allow it.
+  std::string arithmetic_note;
 };
 
 struct Progress {

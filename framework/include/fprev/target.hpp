@@ -38,6 +38,11 @@ struct NumericTraits {
   // keep precision + fused_extra_bits bits, truncate, round to the accumulator), so that trees with
   // fused nodes can also be verified bitwise on random inputs. Binary trees always are.
   bool simulate_fused = false;
+  // True when adding in the tree's order with the formats above reproduces the target bitwise
+  // (reference kernels). Real libraries may keep part of a sum in wider registers (OpenBLAS sdot
+  // keeps its tail in double): set false, and a simulation mismatch becomes a note on the result
+  // instead of a failure. The tree itself always rests on the validated probes.
+  bool exact_arithmetic_model = true;
 };
 
 struct TargetInfo {
