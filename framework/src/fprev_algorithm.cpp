@@ -88,8 +88,12 @@ class FprevBuilder {
     frames_.emplace_back();
     Frame& f = frames_.back();
     f.size = static_cast<std::uint32_t>(leaves.size());
+    // Adaptive: the smallest leaf (Alg. 4), unless this sub-problem kept more than half of its
+    // parent's leaves — then the parent's pivot sat high in the tree (a reversed chain), and a
+    // random pivot keeps the expected cost linear.
     const bool random_pivot =
-        pivot_ == Pivot::random || (pivot_ == Pivot::adaptive && parent != kNone);
+        pivot_ == Pivot::random ||
+        (pivot_ == Pivot::adaptive && parent != kNone && 2 * leaves.size() > frames_[parent].size);
     f.i = leaves.size() > 1 && random_pivot
               ? leaves[std::uniform_int_distribution<std::size_t>(0, leaves.size() - 1)(rng_)]
               : leaves.front();
@@ -180,9 +184,11 @@ class FprevBuilder {
            "superaccumulator), or an accumulator far wider than the declared formats");
     }
 
-    // Bucket the j's by l (counting sort keeps every J_l ascending, as Alg. 4 needs min(J_l)).
+    // Group the j's by l. Sorting (l, j) pairs costs O(|I| log |I|) whatever n is, and keeps every
+    // J_l ascending (Alg. 4 needs min(J_l)).
     std::vector<std::uint32_t> saturated;
-    std::vector<std::uint32_t> level_count(active + 1, 0);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_level;  // (l, j)
+    by_level.reserve(results.size());
     for (std::size_t k = 0; k < results.size(); ++k) {
       const Measurement& m = results[k];
       const std::uint32_t j = leaves[k];
@@ -191,24 +197,19 @@ class FprevBuilder {
         continue;
       }
       if (m.l < 2 || m.l > active) structure_error(frames_[id], j, m.l, "l(i,j) out of range");
-      ++level_count[m.l];
+      by_level.emplace_back(m.l, j);
     }
+    std::sort(by_level.begin(), by_level.end());
     std::vector<std::vector<std::uint32_t>> members;
-    std::vector<std::uint32_t> level_index(active + 1, kNone);
     std::vector<Group> groups;
-    for (std::uint32_t l = 2; l <= active; ++l) {
-      if (level_count[l] == 0) continue;
-      level_index[l] = static_cast<std::uint32_t>(groups.size());
-      Group g;
-      g.l = l;
-      groups.push_back(g);
-      members.emplace_back();
-      members.back().reserve(level_count[l]);
-    }
-    for (std::size_t k = 0; k < results.size(); ++k) {
-      if (results[k].saturated) continue;
-      const std::uint32_t j = leaves[k];
-      members[level_index[results[k].l]].push_back(j);
+    for (const auto& [l, j] : by_level) {
+      if (groups.empty() || groups.back().l != l) {
+        Group g;
+        g.l = l;
+        groups.push_back(g);
+        members.emplace_back();
+      }
+      members.back().push_back(j);
     }
     leaves = {};
 

@@ -31,16 +31,23 @@ RandomInputs make_random_inputs(const TargetInfo& info, std::size_t rows, std::u
   const int e_lo = std::max(-exponent_spread, lowest);
   const int e_hi = std::max(e_lo, std::min(exponent_spread, highest));
 
+  // One 64-bit draw per value (two for float64): the fraction, then the sign and the exponent
+  // (the reveal of a long sum needs hundreds of thousands of these).
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> exponent(e_lo, e_hi);
-  std::uniform_int_distribution<std::uint64_t> fraction(0, (std::uint64_t{1} << (in.precision - 1)) - 1);
-  std::bernoulli_distribution negative(0.5);
+  const auto exponents = static_cast<std::uint64_t>(e_hi - e_lo + 1);
+  std::vector<double> scale(exponents);
+  for (std::uint64_t e = 0; e < exponents; ++e)
+    scale[e] = std::ldexp(1.0, e_lo + static_cast<int>(e) + 1 - in.precision);
+  const std::uint64_t fraction_mask = (std::uint64_t{1} << (in.precision - 1)) - 1;
   RandomInputs inputs;
   inputs.a.resize(rows * info.n);
   for (double& v : inputs.a) {
-    const double significand =
-        1.0 + std::ldexp(static_cast<double>(fraction(rng)), 1 - in.precision);  // p bits exactly
-    v = (negative(rng) ? -1.0 : 1.0) * std::ldexp(significand, exponent(rng));
+    const std::uint64_t bits = rng();
+    const std::uint64_t more = in.precision <= 32 ? bits >> 32 : rng();
+    // significand in [2^(p-1), 2^p): exactly p bits, scaled by a power of two (exact)
+    const auto significand = static_cast<double>((bits & fraction_mask) | (fraction_mask + 1));
+    const double magnitude = significand * scale[(more & 0x7fffffffu) % exponents];
+    v = (more & 0x80000000u) != 0 ? -magnitude : magnitude;
   }
   if (product) {
     // Powers of two on the right: every product is exact, so FMA or not does not matter.

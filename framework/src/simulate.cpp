@@ -34,6 +34,13 @@ double add_in_format(double a, double b, Format format) {
   switch (format) {
     case Format::float64:
       return a + b;
+    case Format::float32: {
+      // Two float32 values: the hardware's float addition is the correctly rounded sum.
+      const auto fa = static_cast<float>(a), fb = static_cast<float>(b);
+      if (static_cast<double>(fa) == a && static_cast<double>(fb) == b)
+        return static_cast<double>(fa + fb);
+      return round_to_format(add_round_to_odd(a, b), format);
+    }
     default:
       return round_to_format(add_round_to_odd(a, b), format);
   }

@@ -90,8 +90,10 @@ struct Progress {
 // How FPRev picks the leaf i whose l(i,j) it measures in each sub-problem. Alg. 4 takes the
 // smallest: n - 1 probes for a sequential sum, but n(n-1)/2 for a reversed one. A random pivot
 // (papers/000 Sec. 8.2) bounds the expected cost of chains (about 2n probes either way). `adaptive`
-// takes the smallest leaf for the whole problem and random ones in sub-problems: n - 1 probes for
-// a sequential sum, about 3n for a reversed one. The tree is the same whichever is used.
+// takes the smallest leaf, except in a sub-problem that kept more than half of its parent's leaves
+// (the parent's pivot sat high in the tree, as in a reversed sum), where it takes a random one:
+// n - 1 probes for a sequential sum, O(n) expected for a reversed one, and Alg. 4's cost on lanes
+// and pairwise trees. The tree is the same whichever is used.
 enum class Pivot : std::uint8_t { adaptive, random, smallest };
 
 struct RevealOptions {
