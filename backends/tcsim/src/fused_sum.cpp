@@ -32,6 +32,33 @@ void check_params(const FusedSumParams& p, std::size_t terms) {
   if (terms > kMaxTerms) throw std::invalid_argument("tcsim fused_sum: too many terms");
 }
 
+// A double as sign, integer significand and exponent: |x| = mantissa * 2^exponent (exact).
+struct Decomposed {
+  std::uint64_t mantissa = 0;  // < 2^53; for infinities 0, for NaN non-zero
+  int exponent = 0;
+  bool negative = false;
+  bool special = false;  // infinity or NaN
+  int leading_exponent() const { return exponent + static_cast<int>(std::bit_width(mantissa)) - 1; }
+};
+
+Decomposed decompose(double x) {
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  constexpr std::uint64_t kFraction = (std::uint64_t{1} << 52) - 1;
+  Decomposed d;
+  d.negative = (bits >> 63) != 0;
+  const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+  d.mantissa = bits & kFraction;
+  if (biased == 0x7ff) {
+    d.special = true;
+  } else if (biased == 0) {
+    d.exponent = -1074;  // subnormal double
+  } else {
+    d.mantissa |= std::uint64_t{1} << 52;
+    d.exponent = biased - 1075;
+  }
+  return d;
+}
+
 // Reduces `sum` into the range of a two's complement register of width + 1 bits (sign included):
 // the carries that do not fit are lost, as in a fixed-width adder.
 std::int64_t wrap(std::int64_t sum, int width) {
@@ -138,14 +165,17 @@ double fused_sum(std::span<const double> terms, const FusedSumParams& params) {
   bool nan = false, plus_infinity = false, minus_infinity = false, all_minus_zero = !terms.empty();
   int max_exponent = INT_MIN;
   for (double t : terms) {
-    if (std::isnan(t)) {
-      nan = true;
-    } else if (std::isinf(t)) {
-      (t > 0 ? plus_infinity : minus_infinity) = true;
-    } else if (t != 0.0) {
-      max_exponent = std::max(max_exponent, std::ilogb(t));
+    const Decomposed d = decompose(t);
+    if (d.special) {
+      if (d.mantissa != 0) {
+        nan = true;
+      } else {
+        (d.negative ? minus_infinity : plus_infinity) = true;
+      }
+    } else if (d.mantissa != 0) {
+      max_exponent = std::max(max_exponent, d.leading_exponent());
     }
-    all_minus_zero = all_minus_zero && t == 0.0 && std::signbit(t);
+    all_minus_zero = all_minus_zero && d.mantissa == 0 && !d.special && d.negative;
   }
   // papers/002 Algorithm 1 step 2b.
   if (nan || (plus_infinity && minus_infinity)) return std::numeric_limits<double>::quiet_NaN();
@@ -158,10 +188,13 @@ double fused_sum(std::span<const double> terms, const FusedSumParams& params) {
   const int lsb = max_exponent - (params.significand_bits - 1) - params.extra_bits;
   std::int64_t sum = 0;
   for (double t : terms) {
-    if (t == 0.0) continue;
-    // Exact: scaling by a power of two, and the result is below 2^(significand + extra).
-    const auto aligned = static_cast<std::int64_t>(std::floor(std::ldexp(std::fabs(t), -lsb)));
-    sum += t < 0 ? -aligned : aligned;
+    const Decomposed d = decompose(t);
+    if (d.mantissa == 0) continue;
+    // mantissa * 2^(exponent - lsb) < 2^(significand_bits + extra_bits) <= 2^48: no overflow.
+    const int shift = d.exponent - lsb;
+    const std::uint64_t aligned =
+        shift >= 0 ? d.mantissa << shift : (shift <= -64 ? 0 : d.mantissa >> -shift);
+    sum += d.negative ? -static_cast<std::int64_t>(aligned) : static_cast<std::int64_t>(aligned);
   }
   sum = wrap(sum, params.significand_bits + params.extra_bits + params.carry_bits);
   // Normalised only now, once (no normalisation of partial sums), and truncated.

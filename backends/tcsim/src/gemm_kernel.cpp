@@ -49,15 +49,17 @@ double GemmKernel::accumulate_slice(const std::vector<KRange>& steps, const doub
       for (std::size_t i = s.begin; i < s.end; ++i) acc = std::fma(a[i], b[i * b_stride], acc);
     return acc;
   }
-  std::array<double, kMaxStep> a_step{}, b_step{};
+  // Products of two values of any format narrower than float64 are exact in double (at most
+  // 2 x 24 significand bits, exponents far inside double's range), so the terms go straight into
+  // the fused sum; float64 takes the FMA path above.
+  std::array<double, kMaxStep + 1> terms{};
+  const FusedSumParams params = fused_params(model_);
   for (const KRange& s : steps) {
     const std::size_t count = s.end - s.begin;
-    for (std::size_t i = 0; i < count; ++i) {
-      a_step[i] = a[s.begin + i];
-      b_step[i] = b[(s.begin + i) * b_stride];
-    }
-    acc = fused_step(model_, acc, std::span<const double>(a_step.data(), count),
-                     std::span<const double>(b_step.data(), count));
+    terms[0] = acc;
+    for (std::size_t i = 0; i < count; ++i)
+      terms[i + 1] = a[s.begin + i] * b[(s.begin + i) * b_stride];
+    acc = fused_sum(std::span<const double>(terms.data(), count + 1), params);
   }
   return acc;
 }
@@ -65,18 +67,21 @@ double GemmKernel::accumulate_slice(const std::vector<KRange>& steps, const doub
 double GemmKernel::element(const double* a, const double* b, std::size_t b_stride,
                            const double* c) const {
   const bool c_first = c != nullptr && plan_.config.c_placement == CPlacement::accumulator;
-  // Partial results of the slices, reduced in place (at most split_k of them).
-  std::vector<double> partial;
-  partial.reserve(plan_.slices.size());
-  for (std::size_t s = 0; s < plan_.slices.size(); ++s) {
+  // Partial results of the slices, reduced in place (on the stack for up to 64 slices).
+  std::array<double, 64> small{};
+  std::vector<double> large;
+  const std::size_t slices = plan_.slices.size();
+  if (slices > small.size()) large.resize(slices);
+  double* partial = slices > small.size() ? large.data() : small.data();
+  for (std::size_t s = 0; s < slices; ++s) {
     const double initial = (s == 0 && c_first) ? *c : 0.0;
-    partial.push_back(accumulate_slice(plan_.slices[s], a, b, b_stride, initial));
+    partial[s] = accumulate_slice(plan_.slices[s], a, b, b_stride, initial);
   }
   if (plan_.config.reduction == SplitKReduction::sequential) {
-    for (std::size_t s = 1; s < partial.size(); ++s) partial[0] = add(partial[0], partial[s]);
+    for (std::size_t s = 1; s < slices; ++s) partial[0] = add(partial[0], partial[s]);
   } else {
     // Adjacent pairs, level by level; an odd last partial moves up unchanged.
-    for (std::size_t count = partial.size(); count > 1; count = (count + 1) / 2) {
+    for (std::size_t count = slices; count > 1; count = (count + 1) / 2) {
       for (std::size_t i = 0; i < count / 2; ++i)
         partial[i] = add(partial[2 * i], partial[2 * i + 1]);
       if (count % 2 == 1) partial[count / 2] = partial[count - 1];
