@@ -6,7 +6,7 @@
 
 namespace fprev {
 
-Tree run_fprev(ProbeSession& session, RevealStats& stats);   // papers/000 Alg. 4 (+ Alg. 5)
+Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats& stats);   // papers/000 Alg. 4 (+ Alg. 5)
 Tree run_basic(ProbeSession& session);                       // papers/000 Alg. 2, multiway
 Tree run_naive(ProbeSession& session, std::uint64_t seed);   // papers/000 Sec. 3.3, n <= 8
 

@@ -17,6 +17,7 @@
 // may only appear last and at exactly the parent's level, l values stay within the active leaves.
 #include <algorithm>
 #include <limits>
+#include <random>
 #include <span>
 #include <sstream>
 #include <vector>
@@ -60,8 +61,10 @@ constexpr std::uint32_t kPeeledSlot = std::numeric_limits<std::uint32_t>::max();
 
 class FprevBuilder {
  public:
-  explicit FprevBuilder(ProbeSession& session)
+  FprevBuilder(ProbeSession& session, const RevealOptions& options)
       : session_(session),
+        pivot_(options.pivot),
+        rng_(options.seed),
         n_(static_cast<std::uint32_t>(session.leaves())),
         builder_(session.leaves()),
         restricted_(session.leaves() >= 2 &&
@@ -85,7 +88,9 @@ class FprevBuilder {
     frames_.emplace_back();
     Frame& f = frames_.back();
     f.size = static_cast<std::uint32_t>(leaves.size());
-    f.i = leaves.front();
+    f.i = leaves.size() > 1 && pivot_ == Pivot::random
+              ? leaves[std::uniform_int_distribution<std::size_t>(0, leaves.size() - 1)(rng_)]
+              : leaves.front();
     f.rep = rep;
     f.outer_l = outer_l;
     f.parent = parent;
@@ -124,8 +129,8 @@ class FprevBuilder {
         background = &backgrounds.back();
       }
       const std::uint32_t active = active_count(f);
-      for (std::size_t k = 1; k < f.leaves.size(); ++k)
-        requests.push_back({f.i, f.leaves[k], background, active});
+      for (std::uint32_t j : f.leaves)
+        if (j != f.i) requests.push_back({f.i, j, background, active});
     }
     std::vector<Measurement> results(requests.size());
     session_.measure(requests, results);
@@ -154,19 +159,21 @@ class FprevBuilder {
 
   // Groups the measured l(i,j) of frame `id` and creates its child frames.
   void expand(std::uint32_t id, std::span<const Measurement> results) {
+    const std::uint32_t i = frames_[id].i;
+    // The j's in the order they were probed: the frame's leaves without the pivot i.
     std::vector<std::uint32_t> leaves = std::move(frames_[id].leaves);
     frames_[id].leaves = {};
-    const std::uint32_t i = frames_[id].i;
+    leaves.erase(std::find(leaves.begin(), leaves.end(), i));
     const std::uint32_t active = active_count(frames_[id]);
 
     // Order-independent summation: nothing is ever masked, every l is 2 (papers/001).
-    if (leaves.size() >= 3 && frames_[id].parent == kNone &&
+    if (leaves.size() >= 2 && frames_[id].parent == kNone &&
         std::all_of(results.begin(), results.end(),
                     [](const Measurement& m) { return !m.saturated && m.l == 2; })) {
       fail(Finding::order_independent,
            "every probe returned all active units: the masks +-M absorbed nothing, so the result "
            "does not depend on the order of additions and there is no summation tree to reveal",
-           describe_probe(i, leaves[2], active), std::nullopt,
+           describe_probe(i, leaves[1], active), std::nullopt,
            "an order-independent summation (exact or correctly rounded, e.g. an ExBLAS-style "
            "superaccumulator), or an accumulator far wider than the declared formats");
     }
@@ -176,7 +183,7 @@ class FprevBuilder {
     std::vector<std::uint32_t> level_count(active + 1, 0);
     for (std::size_t k = 0; k < results.size(); ++k) {
       const Measurement& m = results[k];
-      const std::uint32_t j = leaves[k + 1];
+      const std::uint32_t j = leaves[k];
       if (m.saturated) {
         saturated.push_back(j);
         continue;
@@ -198,7 +205,7 @@ class FprevBuilder {
     }
     for (std::size_t k = 0; k < results.size(); ++k) {
       if (results[k].saturated) continue;
-      const std::uint32_t j = leaves[k + 1];
+      const std::uint32_t j = leaves[k];
       members[level_index[results[k].l]].push_back(j);
     }
     leaves = {};
@@ -236,10 +243,8 @@ class FprevBuilder {
     if (!saturated.empty()) {
       ++frame.pending;
       frame.peeled_size = static_cast<std::uint32_t>(saturated.size() + 1);
-      std::vector<std::uint32_t> peeled_leaves;
-      peeled_leaves.reserve(saturated.size() + 1);
-      peeled_leaves.push_back(i);
-      peeled_leaves.insert(peeled_leaves.end(), saturated.begin(), saturated.end());
+      std::vector<std::uint32_t> peeled_leaves = std::move(saturated);
+      peeled_leaves.insert(std::upper_bound(peeled_leaves.begin(), peeled_leaves.end(), i), i);
       const std::uint32_t child = new_frame(std::move(peeled_leaves), kNone, 0, id, kPeeledSlot);
       frames_[id].peeled = child;
     }
@@ -307,6 +312,8 @@ class FprevBuilder {
   }
 
   ProbeSession& session_;
+  Pivot pivot_;
+  std::mt19937_64 rng_;
   std::uint32_t n_;
   TreeBuilder builder_;
   bool restricted_;
@@ -318,8 +325,8 @@ class FprevBuilder {
 
 }  // namespace
 
-Tree run_fprev(ProbeSession& session, RevealStats& stats) {
-  FprevBuilder builder(session);
+Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats& stats) {
+  FprevBuilder builder(session, options);
   stats.low_range_mode = builder.low_range_mode();
   if (session.leaves() == 1) {
     TreeBuilder single(1);

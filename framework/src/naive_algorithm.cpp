@@ -64,7 +64,7 @@ class NaiveSearch {
       Candidates& leaf = by_subset_[std::size_t{1} << k];
       leaf.parts.emplace_back();
       for (std::size_t r = 0; r < kInputs; ++r)
-        leaf.values.push_back(round_to_format(inputs.summand(r, n, k), traits_.accumulator));
+        leaf.values.push_back(inputs.summand(r, n, k));  // as simulate_sum: summands unrounded
     }
   }
 

@@ -81,7 +81,7 @@ RevealResult reveal(Target& target, const RevealOptions& options) {
   check_determinism(session, options);
   switch (options.algorithm) {
     case Algorithm::fprev:
-      result.tree = run_fprev(session, result.stats);
+      result.tree = run_fprev(session, options, result.stats);
       break;
     case Algorithm::basic:
       result.tree = run_basic(session);

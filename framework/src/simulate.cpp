@@ -34,8 +34,6 @@ double add_in_format(double a, double b, Format format) {
   switch (format) {
     case Format::float64:
       return a + b;
-    case Format::float32:
-      return static_cast<double>(static_cast<float>(a) + static_cast<float>(b));
     default:
       return round_to_format(add_round_to_odd(a, b), format);
   }
@@ -65,7 +63,9 @@ double simulate_sum(const Tree& tree, std::span<const double> values, Format acc
   if (values.size() != n) throw std::invalid_argument("simulate_sum: one value per leaf expected");
   if (n == 0) return 0.0;
   std::vector<double> node_value(tree.node_count());
-  for (std::size_t k = 0; k < n; ++k) node_value[k] = round_to_format(values[k], accumulator);
+  // Summands enter the first addition exactly as given (a float32 summand added into a float16
+  // accumulator is not rounded on its own first); every addition rounds to the accumulator.
+  for (std::size_t k = 0; k < n; ++k) node_value[k] = values[k];
   std::vector<double> terms;
   // Canonical node ids are in post-order: every child is computed before its parent.
   for (std::size_t node = n; node < tree.node_count(); ++node) {

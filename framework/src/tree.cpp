@@ -130,7 +130,37 @@ void TreeBuilder::add_child(NodeId parent, NodeId child) {
   }
   parent_[child] = parent;
   children_[parent - n_].push_back(child);
+  if (child > parent) ids_children_first_ = false;
   for (NodeId v = parent; v != kNoNode; v = parent_[v]) leaves_under_[v] += leaves_under_[child];
+}
+
+std::vector<NodeId> TreeBuilder::inner_nodes_children_first(NodeId root) const {
+  std::vector<NodeId> order;
+  if (ids_children_first_) return order;  // the ids n, n+1, ... already are such an order
+  // Post-order from the root.
+  order.reserve(children_.size());
+  struct Frame {
+    NodeId node;
+    std::uint32_t next;
+  };
+  std::vector<Frame> stack;
+  if (root >= n_) stack.push_back({root, 0});
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const std::vector<NodeId>& kids = children_[top.node - n_];
+    if (top.next < kids.size()) {
+      const NodeId child = kids[top.next++];
+      if (child >= n_) stack.push_back({child, 0});  // invalidates `top`, not used again
+      continue;
+    }
+    order.push_back(top.node);
+    stack.pop_back();
+  }
+  if (order.size() != children_.size()) {  // unreachable with add_node/add_child's checks
+    throw TreeError("the nodes do not form a single tree: only " + std::to_string(order.size()) +
+                    " of " + std::to_string(children_.size()) + " inner nodes are below the root");
+  }
+  return order;
 }
 
 Tree TreeBuilder::build() const {
@@ -163,83 +193,73 @@ Tree TreeBuilder::build() const {
   }
   const NodeId root = roots.front();
 
-  // Pass 1 (post-order in builder order): smallest leaf of every node, and each inner node's
-  // children sorted by it, in one flat array.
-  std::vector<std::size_t> sorted_begin(children_.size() + 1, 0);
-  for (std::size_t k = 0; k < children_.size(); ++k) {
+  // Inner nodes, children before parents; it drives every sweep below (no recursion, and
+  // sequential memory access when the builder's ids are already in that order).
+  const std::size_t inner = children_.size();
+  const std::vector<NodeId> order = inner_nodes_children_first(root);
+  auto inner_at = [&](std::size_t k) {
+    return order.empty() ? static_cast<NodeId>(n_ + k) : order[k];
+  };
+
+  // Bottom-up: each node's children sorted by smallest leaf (into one flat array), its smallest
+  // leaf, and the number of inner nodes in its subtree.
+  std::vector<std::size_t> sorted_begin(inner + 1, 0);
+  for (std::size_t k = 0; k < inner; ++k) {
     sorted_begin[k + 1] = sorted_begin[k] + children_[k].size();
   }
   std::vector<NodeId> sorted(sorted_begin.back());
   std::vector<NodeId> smallest(count);
   for (std::size_t v = 0; v < n_; ++v) smallest[v] = static_cast<NodeId>(v);
-
-  struct Frame {
-    NodeId node;
-    std::uint32_t next;
-  };
-  std::vector<Frame> stack;
-  std::size_t visited = 0;
-  if (root < n_) {
-    visited = 1;
-  } else {
-    stack.push_back({root, 0});
-  }
-  while (!stack.empty()) {
-    Frame& top = stack.back();
-    const std::vector<NodeId>& kids = children_[top.node - n_];
-    if (top.next < kids.size()) {
-      const NodeId child = kids[top.next++];
-      if (child < n_) {
-        ++visited;
-      } else {
-        stack.push_back({child, 0});  // invalidates `top`, which is not used again
-      }
-      continue;
-    }
-    const std::size_t k = top.node - n_;
-    NodeId* first = sorted.data() + sorted_begin[k];
-    NodeId* last = sorted.data() + sorted_begin[k + 1];
+  std::vector<std::uint32_t> inner_below(inner, 1);  // inner nodes in the subtree, itself included
+  for (std::size_t k = 0; k < inner; ++k) {
+    const std::size_t slot = inner_at(k) - n_;
+    const std::vector<NodeId>& kids = children_[slot];
+    NodeId* first = sorted.data() + sorted_begin[slot];
     std::copy(kids.begin(), kids.end(), first);
-    std::sort(first, last, [&](NodeId a, NodeId b) { return smallest[a] < smallest[b]; });
-    smallest[top.node] = smallest[*first];
-    ++visited;
-    stack.pop_back();
-  }
-  if (visited != count) {  // unreachable with add_node/add_child's checks; kept as a safeguard
-    throw TreeError("the nodes do not form a single tree: only " + std::to_string(visited) +
-                    " of " + std::to_string(count) + " nodes are below the root");
+    std::sort(first, first + kids.size(),
+              [&](NodeId a, NodeId b) { return smallest[a] < smallest[b]; });
+    smallest[inner_at(k)] = smallest[*first];
+    for (NodeId child : kids) {
+      if (child >= n_) inner_below[slot] += inner_below[child - n_];
+    }
   }
 
-  // Pass 2 (post-order with sorted children): inner nodes get ids n, n+1, ... as they finish.
+  // Top-down: canonical post-order ids. A node's subtree takes a contiguous range of inner ids,
+  // its children's ranges follow each other in sorted order, and the node itself comes last.
+  std::vector<std::uint32_t> range_start(inner, 0);
+  std::vector<NodeId> new_id(count);
+  for (std::size_t v = 0; v < n_; ++v) new_id[v] = static_cast<NodeId>(v);
+  for (std::size_t k = inner; k-- > 0;) {
+    const NodeId node = inner_at(k);
+    const std::size_t slot = node - n_;
+    std::uint32_t next = range_start[slot];
+    for (std::size_t c = sorted_begin[slot]; c < sorted_begin[slot + 1]; ++c) {
+      if (sorted[c] < n_) continue;
+      range_start[sorted[c] - n_] = next;
+      next += inner_below[sorted[c] - n_];
+    }
+    new_id[node] = static_cast<NodeId>(n_ + range_start[slot] + inner_below[slot] - 1);
+  }
+
   Tree tree;
   tree.n_ = n_;
   tree.parent_.assign(count, kNoNode);
-  tree.children_.reserve(sorted.size());
-  tree.child_begin_.reserve(children_.size() + 1);
-  std::vector<NodeId> new_id(count);
-  for (std::size_t v = 0; v < n_; ++v) new_id[v] = static_cast<NodeId>(v);
-  NodeId next_id = static_cast<NodeId>(n_);
-  if (root >= n_) stack.push_back({root, 0});
-  while (!stack.empty()) {
-    Frame& top = stack.back();
-    const std::size_t k = top.node - n_;
-    const std::size_t arity = sorted_begin[k + 1] - sorted_begin[k];
-    if (top.next < arity) {
-      const NodeId child = sorted[sorted_begin[k] + top.next++];
-      if (child >= n_) stack.push_back({child, 0});
-      continue;
-    }
-    const NodeId id = next_id++;
-    new_id[top.node] = id;
-    tree.child_begin_.push_back(static_cast<std::uint32_t>(tree.children_.size()));
-    for (std::size_t c = sorted_begin[k]; c < sorted_begin[k + 1]; ++c) {
+  tree.child_begin_.assign(inner + 1, 0);
+  for (std::size_t slot = 0; slot < inner; ++slot) {
+    tree.child_begin_[new_id[n_ + slot] - n_ + 1] =
+        static_cast<std::uint32_t>(sorted_begin[slot + 1] - sorted_begin[slot]);
+  }
+  for (std::size_t k = 0; k < inner; ++k) tree.child_begin_[k + 1] += tree.child_begin_[k];
+  tree.children_.resize(sorted.size());
+  for (std::size_t slot = 0; slot < inner; ++slot) {
+    const NodeId id = new_id[n_ + slot];
+    std::uint32_t out = tree.child_begin_[id - n_];
+    for (std::size_t c = sorted_begin[slot]; c < sorted_begin[slot + 1]; ++c) {
       const NodeId child = new_id[sorted[c]];
-      tree.children_.push_back(child);
+      tree.children_[out++] = child;
       tree.parent_[child] = id;
     }
-    stack.pop_back();
   }
-  tree.child_begin_.push_back(static_cast<std::uint32_t>(tree.children_.size()));
 
   // Children have smaller ids than their parent: one sweep up for sizes, one down for depths.
   tree.leaves_under_.assign(count, 1);

@@ -84,8 +84,14 @@ struct Progress {
   std::size_t leaves_total = 0;
 };
 
+// How FPRev picks the leaf i whose l(i,j) it measures in each sub-problem. Alg. 4 takes the
+// smallest; a random pivot (papers/000 Sec. 8.2) makes the expected cost O(n) probes per level for
+// every shape, e.g. 2n probes instead of n^2/2 for a reversed sum. The tree is the same either way.
+enum class Pivot : std::uint8_t { random, smallest };
+
 struct RevealOptions {
   Algorithm algorithm = Algorithm::fprev;
+  Pivot pivot = Pivot::random;
   std::uint64_t seed = 0x5eed;
   std::size_t determinism_runs = 5;   // evaluations of the same random inputs before revealing
   std::size_t determinism_inputs = 4; // distinct random inputs (batched when the target allows)

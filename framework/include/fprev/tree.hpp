@@ -72,16 +72,20 @@ class TreeError : public std::runtime_error {
 
 // Builds a tree bottom-up. Node ids handed out by the builder are builder-local; build() renumbers
 // canonically. Any structural error (a node used twice, fewer than two children, several roots,
-// a leaf missing) throws TreeError.
+// a leaf missing) throws TreeError: add_node/add_child reject unknown nodes, nodes that already
+// have a parent and cycles at once (and leave the builder unchanged); build() rejects inner nodes
+// with fewer than two children and anything but exactly one parentless node.
 class TreeBuilder {
  public:
-  explicit TreeBuilder(std::size_t leaf_count);
-  // New inner node whose children are `children` (each must currently have no parent).
+  explicit TreeBuilder(std::size_t leaf_count);  // at most 2^31 - 1 leaves
+  // New inner node whose children are `children` (each must currently have no parent). Fewer than
+  // two children are allowed here, to be completed with add_child before build().
   NodeId add_node(std::span<const NodeId> children);
   NodeId add_node(std::initializer_list<NodeId> children) {
     return add_node(std::span<const NodeId>(children.begin(), children.size()));
   }
   // Makes `child` (currently parentless) one more child of the existing inner node `parent`.
+  // O(depth of parent): it updates the leaf counts of parent's ancestors and rules out a cycle.
   void add_child(NodeId parent, NodeId child);
   std::size_t leaf_count() const { return n_; }
   bool has_parent(NodeId node) const { return parent_[node] != kNoNode; }
@@ -93,6 +97,10 @@ class TreeBuilder {
   std::vector<NodeId> parent_;
   std::vector<std::vector<NodeId>> children_;  // per inner node (index node - n)
   std::vector<std::uint32_t> leaves_under_;
+  // True while every child has a smaller id than its parent (only add_child can break it); build()
+  // then sweeps ids in order instead of walking the tree.
+  bool ids_children_first_ = true;
+  std::vector<NodeId> inner_nodes_children_first(NodeId root) const;
 };
 
 // O(1) l(i,j) and LCA queries after O(N) preprocessing (N = node count). The tour is the pre-order

@@ -159,6 +159,51 @@ Tree rebuild_shuffled(const Tree& tree, std::mt19937_64& rng) {
   return builder.build();
 }
 
+// Rebuilds `tree` creating each inner node as soon as two of its children exist and attaching the
+// later ones with add_child, so children often get larger builder ids than their parent.
+Tree rebuild_parents_early(const Tree& tree, std::mt19937_64& rng) {
+  const std::size_t n = tree.leaf_count();
+  TreeBuilder builder(n);
+  std::vector<NodeId> created(tree.node_count(), kNoNode);
+  std::vector<std::vector<NodeId>> waiting(tree.node_count());  // builder ids of existing children
+  std::vector<NodeId> events;  // leaves to announce and inner nodes ready to create
+  for (NodeId leaf = 0; leaf < n; ++leaf) events.push_back(leaf);
+  auto announce = [&](NodeId node, NodeId made) {
+    const NodeId up = tree.parent(node);
+    if (up == kNoNode) return;
+    if (created[up] != kNoNode) {
+      builder.add_child(created[up], made);
+      return;
+    }
+    waiting[up].push_back(made);
+    if (waiting[up].size() == 2) events.push_back(up);
+  };
+  while (!events.empty()) {
+    const std::size_t at = std::uniform_int_distribution<std::size_t>(0, events.size() - 1)(rng);
+    const NodeId node = events[at];
+    events[at] = events.back();
+    events.pop_back();
+    if (tree.is_leaf(node)) {
+      created[node] = node;
+    } else {
+      created[node] = builder.add_node(waiting[node]);
+      waiting[node].clear();
+    }
+    announce(node, created[node]);
+  }
+  return builder.build();
+}
+
+TEST(TreeBuilder, RebuildsWithLateChildrenAreCanonicallyEqual) {
+  std::mt19937_64 rng(43);
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t n = 1 + rng() % 300;
+    const Tree tree = round % 2 == 0 ? random_binary_tree(n, rng) : random_multiway_tree(n, 6, rng);
+    const Tree again = rebuild_parents_early(tree, rng);
+    EXPECT_TRUE(again == tree) << to_sexpr(tree) << "\nvs\n" << to_sexpr(again);
+  }
+}
+
 TEST(TreeBuilder, RandomRebuildsAreCanonicallyEqual) {
   std::mt19937_64 rng(42);
   for (int round = 0; round < 60; ++round) {
