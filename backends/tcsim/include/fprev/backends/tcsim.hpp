@@ -17,10 +17,11 @@ namespace fprev::tcsim {
 // Default k_tile per architecture (CUTLASS-like threadblock k extents for 16-bit inputs).
 std::size_t default_k_tile(Arch arch);
 
-// One GEMM target: C[m x n] = A[m x k] * B[k x n] (+ C when beta). Leaves 0..k-1 are the products
-// along k; with beta, C is leaf k. One probe per row of A (max_batch = m); every column of B is
-// the same, so every column of a row must give the same result (checked on the first and the last
-// column).
+// One GEMM target: D[m x n] = A[m x k] * B[k x n] (+ C when beta). Leaves 0..k-1 are the products
+// along k; with beta, C is leaf k. One probe per row of A with B shared by all rows (max_batch = m;
+// every column of B is the same, so the first and the last column of D must agree, which is
+// checked). Where one factor's range cannot mask the sum (fp8), each probe gets its own row of A
+// and column of B and is read on the diagonal of D (max_batch = min(m, n)).
 struct GemmTargetSpec {
   ArchModel model = arch_model(Arch::volta);
   GemmConfig config;
