@@ -86,7 +86,7 @@ TEST(GemmPlan, PropertiesOverManyShapes) {
       const std::size_t k_tile = step * tiles * 2;
       for (std::size_t split : {1u, 2u, 3u, 5u}) {
         for (KResidue residue : {KResidue::first, KResidue::last}) {
-          for (std::size_t k = 1; k <= 150; ++k) {
+          for (std::size_t k = 1; k <= 100; ++k) {
             const GemmPlan p = plan_gemm(k, step, config(k_tile, split, residue));
             ASSERT_EQ(p.slice_size % k_tile, 0u);
             ASSERT_LE(p.slices.size(), split);
