@@ -81,6 +81,12 @@ TEST(GemmTarget, Fp8ProbesUseTheDiagonal) {
   EXPECT_EQ(t->info().max_batch, 6u);  // min(m, n)
   const fprev::MaskScheme scheme = fprev::choose_mask_scheme(t->info().traits, 40);
   EXPECT_NE(scheme.values.plus.b, scheme.values.unit.b);  // b varies from leaf to leaf
+  // float16 with one shared b masks 2^12 summands on Ampere (1 extra bit); beyond that the
+  // target switches to the diagonal as well.
+  EXPECT_EQ(make_tcsim_target(spec(Arch::ampere, Format::float16, 4096))->info().traits.summand,
+            SummandKind::product_shared_rhs);
+  EXPECT_EQ(make_tcsim_target(spec(Arch::ampere, Format::float16, 5000))->info().traits.summand,
+            SummandKind::product);
 }
 
 // The probe outputs follow the definition: output / unit = n - l(i,j), where l(i,j) is the leaf
