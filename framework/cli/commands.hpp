@@ -11,5 +11,11 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
 int run_reveal(int argc, char** argv);
+int run_list(int argc, char** argv);
+int run_check(int argc, char** argv);
+int run_update(int argc, char** argv);
+int run_diff(int argc, char** argv);
+int run_show(int argc, char** argv);
+int run_env(int argc, char** argv);
 
 }  // namespace fprev::cli

@@ -88,7 +88,9 @@ class FprevBuilder {
     frames_.emplace_back();
     Frame& f = frames_.back();
     f.size = static_cast<std::uint32_t>(leaves.size());
-    f.i = leaves.size() > 1 && pivot_ == Pivot::random
+    const bool random_pivot =
+        pivot_ == Pivot::random || (pivot_ == Pivot::adaptive && parent != kNone);
+    f.i = leaves.size() > 1 && random_pivot
               ? leaves[std::uniform_int_distribution<std::size_t>(0, leaves.size() - 1)(rng_)]
               : leaves.front();
     f.rep = rep;

@@ -183,6 +183,7 @@ std::string MaskScheme::describe() const {
                      ", unit = " + factors(values.unit, two_factors) +
                      ", exact counts < " + power(std::countr_zero(exact_count_limit)) +
                      ", absorbs up to " + power(max_summands_log2) + " summands";
+  if (subnormal_factors) text += ", subnormal factors";
   return text;
 }
 
@@ -218,6 +219,10 @@ MaskScheme choose_mask_scheme(const NumericTraits& traits, std::size_t n) {
                         << std::min(plan->guaranteed_log2, kMaxSummandsLog2Cap);
   scheme.mask_exponent = plan->mask();
   scheme.unit_exponent = plan->unit();
+  const int input_min_exponent = format_info(traits.input).min_exponent;
+  for (int exponent : {plan->mask_a, plan->mask_b, plan->unit_a, plan->unit_b}) {
+    if (exponent < input_min_exponent) scheme.subnormal_factors = true;
+  }
   return scheme;
 }
 

@@ -16,7 +16,7 @@ namespace fprev {
 namespace {
 
 constexpr std::size_t kMaxNaiveLeaves = 8;
-constexpr std::size_t kInputs = 16;
+constexpr std::size_t kInputs = 32;
 
 struct Part {
   std::uint32_t subset;
@@ -154,7 +154,9 @@ Tree run_naive(ProbeSession& session, std::uint64_t seed) {
     fail(Finding::unsupported, "the naive search enumerates every tree and is limited to n <= " +
                                    std::to_string(kMaxNaiveLeaves) + " (n = " + std::to_string(n) + ")");
   if (n == 1) return TreeBuilder(1).build();
-  const RandomInputs inputs = make_random_inputs(info, kInputs, seed, 20);
+  // Summands within a few binades of each other: every addition rounds, so different trees give
+  // different results (widely spread values would swamp each other and hide the order).
+  const RandomInputs inputs = make_random_inputs(info, kInputs, seed, 3);
   const std::vector<double> expected = session.evaluate_values(kInputs, inputs.a, inputs.b);
   NaiveSearch search(info, inputs, n);
   const auto found = search.matches(expected);

@@ -62,12 +62,17 @@ RevealFailure::RevealFailure(Diagnostic diagnostic)
 namespace {
 
 MaskScheme scheme_for(const TargetInfo& info) {
-  if (info.n == 0) fail(Finding::unsupported, "the target has no summands (n = 0)");
-  if (info.n > 0xfffffff0u) fail(Finding::unsupported, "n is too large (more than 2^32 summands)");
+  if (info.n == 0)
+    fail(Finding::unsupported, "the target has no summands (n = 0)", {}, std::nullopt,
+         "an empty reduction: check the case's shape (n, k)");
+  if (info.n > 0xfffffff0u)
+    fail(Finding::unsupported, "n is too large (more than 2^32 summands)", {}, std::nullopt,
+         "leaf indices are 32-bit");
   try {
     return choose_mask_scheme(info.traits, info.n);
   } catch (const MaskSchemeError& e) {
-    fail(Finding::unsupported, e.what());
+    fail(Finding::unsupported, e.what(), {}, std::nullopt,
+         "the formats' range cannot mask this many summands; use a smaller case");
   }
 }
 

@@ -6,35 +6,11 @@
 #include <limits>
 
 namespace fprev::reference::detail {
-namespace {
-
-double round_to_odd_sum(double a, double b) {
-  const double s = a + b;
-  if (!std::isfinite(s)) return s;
-  const double bb = s - a;
-  const double error = (a - (s - bb)) + (b - bb);  // TwoSum: a + b == s + error exactly
-  if (error == 0.0) return s;
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &s, sizeof bits);
-  if ((bits & 1u) != 0) return s;  // already odd
-  // The exact sum lies strictly between s and its neighbour towards `error`: take that (odd) one.
-  return std::nextafter(s, error > 0 ? std::numeric_limits<double>::infinity()
-                                     : -std::numeric_limits<double>::infinity());
-}
-
-}  // namespace
-
-double add_rounded(double a, double b, Format format) {
-  const double odd = round_to_odd_sum(a, b);
-  if (format == Format::float32) return static_cast<double>(static_cast<float>(odd));
-  if (format == Format::float64) return a + b;
-  return round_to_format(odd, format);
-}
 
 double round_scaled(std::uint64_t magnitude, int exponent, bool negative, Format format) {
   if (magnitude == 0) return negative ? -0.0 : 0.0;
   const FormatInfo& info = format_info(format);
-  const int bit_length = std::bit_width(magnitude);
+  const int bit_length = static_cast<int>(std::bit_width(magnitude));
   const int leading_exponent = exponent + bit_length - 1;
   // Exponent of the last kept bit: precision bits below the leading one, or the subnormal grid.
   int ulp_exponent = leading_exponent - info.precision + 1;
@@ -74,14 +50,22 @@ double fused_sum(const double* terms, std::size_t count, Format accumulator) {
     return plain;
   }
   const FormatInfo& info = format_info(accumulator);
-  int top = std::ilogb(largest);
-  if (top < info.min_exponent) top = info.min_exponent;
+  // Aligned to the largest term's own exponent even when it is subnormal in the accumulator, as
+  // fprev::simulate_sum models fused nodes; the final rounding then applies the subnormal grid.
+  const int top = std::ilogb(largest);
   // Every term becomes a whole multiple of 2^grid with at most `precision` bits: |k| < 2^53, and
   // the sum of kMaxFusedWidth of them fits in 60 bits.
   const int grid = top - info.precision + 1;
   std::int64_t sum = 0;
-  for (std::size_t t = 0; t < count; ++t)
-    sum += static_cast<std::int64_t>(std::trunc(std::ldexp(terms[t], -grid)));
+  if (-grid <= 1023 && -grid >= -1022) {
+    // Scaling by the power of two 2^-grid is exact here (the scaled terms are below 2^53, and a
+    // scaled term that underflows is below 1 and truncates to 0 anyway); the conversion truncates.
+    const double scale = from_bits(static_cast<std::uint64_t>(1023 - grid) << 52);
+    for (std::size_t t = 0; t < count; ++t) sum += static_cast<std::int64_t>(terms[t] * scale);
+  } else {  // terms at the very ends of the double range
+    for (std::size_t t = 0; t < count; ++t)
+      sum += static_cast<std::int64_t>(std::trunc(std::ldexp(terms[t], -grid)));
+  }
   const bool negative = sum < 0;
   const std::uint64_t magnitude =
       negative ? static_cast<std::uint64_t>(-sum) : static_cast<std::uint64_t>(sum);

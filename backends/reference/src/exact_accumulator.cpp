@@ -79,7 +79,7 @@ double ExactAccumulator::round(Format format) const {
     return d < kDigits ? (static_cast<std::uint64_t>(digits[d]) >> (b % 32)) & 1u : 0;
   };
   const long leading = static_cast<long>(top - 1) * 32 +
-                       (std::bit_width(static_cast<std::uint64_t>(digits[top - 1])) - 1);
+                       (static_cast<long>(std::bit_width(static_cast<std::uint64_t>(digits[top - 1]))) - 1);
   // Keep the 62 bits from the leading one down (more than any format's precision + 2), and fold
   // everything below into a sticky bit: round_scaled then rounds exactly once.
   const long lowest_kept = leading - 61;

@@ -40,37 +40,42 @@ struct ProductSummands {
 template <class T>
 struct NativeArithmetic {
   using Acc = T;
-  Format format;
+  explicit NativeArithmetic(Format accumulator) : fuser(accumulator) {}
+  FusedAdder fuser;
+  Acc load(T x) const { return x; }
   Acc add(Acc p, Acc q) const { return p + q; }
-  double fused(const double* terms, std::size_t count) const {
-    return fused_sum(terms, count, format);
-  }
+  double fused(const double* terms, std::size_t count) const { return fuser.sum(terms, count); }
 };
 
 // Partial sums rounded into a format narrower than the input (float16, bfloat16, or float32 for
-// float64 inputs); kept in a double that always holds a value of that format (or a raw summand).
+// float64 inputs), kept in a double. A summand enters its first addition exactly as given (as
+// fprev::simulate_sum models it); every addition rounds its exact result to the accumulator.
 struct RoundedArithmetic {
   using Acc = double;
-  Format format;
-  Acc add(Acc p, Acc q) const { return add_rounded(p, q, format); }
-  double fused(const double* terms, std::size_t count) const {
-    return fused_sum(terms, count, format);
+  explicit RoundedArithmetic(Format accumulator) : rounder(accumulator), fuser(accumulator) {}
+  FormatRounder rounder;
+  FusedAdder fuser;
+  template <class T>
+  Acc load(T x) const {
+    return static_cast<double>(x);
   }
+  Acc add(Acc p, Acc q) const { return rounder.add(p, q); }
+  double fused(const double* terms, std::size_t count) const { return fuser.sum(terms, count); }
 };
 
 template <class S, class A>
 typename A::Acc sum_sequential(const S& s, std::size_t n, const A& a) {
   using Acc = typename A::Acc;
-  Acc acc = static_cast<Acc>(s(0));
-  for (std::size_t k = 1; k < n; ++k) acc = a.add(acc, static_cast<Acc>(s(k)));
+  Acc acc = a.load(s(0));
+  for (std::size_t k = 1; k < n; ++k) acc = a.add(acc, a.load(s(k)));
   return acc;
 }
 
 template <class S, class A>
 typename A::Acc sum_reverse(const S& s, std::size_t n, const A& a) {
   using Acc = typename A::Acc;
-  Acc acc = static_cast<Acc>(s(n - 1));
-  for (std::size_t k = n - 1; k-- > 0;) acc = a.add(acc, static_cast<Acc>(s(k)));
+  Acc acc = a.load(s(n - 1));
+  for (std::size_t k = n - 1; k-- > 0;) acc = a.add(acc, a.load(s(k)));
   return acc;
 }
 
@@ -80,8 +85,8 @@ template <class Get, class A>
 typename A::Acc sum_pairwise(const Get& get, std::size_t lo, std::size_t hi, const A& a) {
   using Acc = typename A::Acc;
   const std::size_t count = hi - lo;
-  if (count == 1) return static_cast<Acc>(get(lo));
-  if (count == 2) return a.add(static_cast<Acc>(get(lo)), static_cast<Acc>(get(lo + 1)));
+  if (count == 1) return a.load(get(lo));
+  if (count == 2) return a.add(a.load(get(lo)), a.load(get(lo + 1)));
   const std::size_t mid = lo + count / 2;
   const Acc left = sum_pairwise(get, lo, mid, a);
   const Acc right = sum_pairwise(get, mid, hi, a);
@@ -92,13 +97,12 @@ typename A::Acc sum_pairwise(const Get& get, std::size_t lo, std::size_t hi, con
 template <class S, class A>
 std::size_t sum_lanes(const S& s, std::size_t n, std::size_t lanes, const A& a,
                       typename A::Acc* lane) {
-  using Acc = typename A::Acc;
   const std::size_t used = std::min(lanes, n);
-  for (std::size_t r = 0; r < used; ++r) lane[r] = static_cast<Acc>(s(r));
+  for (std::size_t r = 0; r < used; ++r) lane[r] = a.load(s(r));
   std::size_t base = lanes;
   for (; base + lanes <= n; base += lanes)  // full rows: independent lanes, vectorisable
-    for (std::size_t r = 0; r < lanes; ++r) lane[r] = a.add(lane[r], static_cast<Acc>(s(base + r)));
-  for (std::size_t r = 0; base + r < n; ++r) lane[r] = a.add(lane[r], static_cast<Acc>(s(base + r)));
+    for (std::size_t r = 0; r < lanes; ++r) lane[r] = a.add(lane[r], a.load(s(base + r)));
+  for (std::size_t r = 0; base + r < n; ++r) lane[r] = a.add(lane[r], a.load(s(base + r)));
   return used;
 }
 
@@ -125,8 +129,8 @@ typename A::Acc sum_blocked(const S& s, std::size_t n, std::size_t block, const 
   Acc total{};
   for (std::size_t begin = 0; begin < n; begin += block) {
     const std::size_t end = std::min(n, begin + block);
-    Acc partial = static_cast<Acc>(s(begin));
-    for (std::size_t k = begin + 1; k < end; ++k) partial = a.add(partial, static_cast<Acc>(s(k)));
+    Acc partial = a.load(s(begin));
+    for (std::size_t k = begin + 1; k < end; ++k) partial = a.add(partial, a.load(s(k)));
     total = begin == 0 ? partial : a.add(total, partial);
   }
   return total;
@@ -137,19 +141,19 @@ typename A::Acc sum_blocked(const S& s, std::size_t n, std::size_t block, const 
 template <class S, class A>
 typename A::Acc sum_fused(const S& s, std::size_t n, std::size_t width, const A& a) {
   using Acc = typename A::Acc;
-  if (n == 1) return static_cast<Acc>(s(0));
+  if (n == 1) return a.load(s(0));
   double terms[kMaxFusedWidth];
   const auto node = [&](std::size_t count) -> Acc {
     if (count == 2) return a.add(static_cast<Acc>(terms[0]), static_cast<Acc>(terms[1]));
     return static_cast<Acc>(a.fused(terms, count));
   };
   std::size_t k = std::min(width, n);
-  for (std::size_t t = 0; t < k; ++t) terms[t] = static_cast<double>(s(t));
+  for (std::size_t t = 0; t < k; ++t) terms[t] = static_cast<double>(a.load(s(t)));
   Acc acc = node(k);
   while (k < n) {
     const std::size_t take = std::min(width - 1, n - k);
     terms[0] = static_cast<double>(acc);
-    for (std::size_t t = 0; t < take; ++t) terms[1 + t] = static_cast<double>(s(k + t));
+    for (std::size_t t = 0; t < take; ++t) terms[1 + t] = static_cast<double>(a.load(s(k + t)));
     acc = node(take + 1);
     k += take;
   }
@@ -159,8 +163,7 @@ typename A::Acc sum_fused(const S& s, std::size_t n, std::size_t width, const A&
 template <class S, class A>
 typename A::Acc sum_merges(const S& s, std::size_t n, const std::vector<Merge>& merges,
                            const A& a, typename A::Acc* slot) {
-  using Acc = typename A::Acc;
-  for (std::size_t k = 0; k < n; ++k) slot[k] = static_cast<Acc>(s(k));
+  for (std::size_t k = 0; k < n; ++k) slot[k] = a.load(s(k));
   for (const Merge& m : merges) slot[m.into] = a.add(slot[m.into], slot[m.from]);
   return merges.empty() ? slot[0] : slot[merges.back().into];
 }
@@ -169,9 +172,9 @@ template <class S, class A>
 typename A::Acc sum_permuted(const S& s, const std::vector<std::uint32_t>& permutation,
                              const A& a) {
   using Acc = typename A::Acc;
-  Acc acc = static_cast<Acc>(s(permutation[0]));
+  Acc acc = a.load(s(permutation[0]));
   for (std::size_t k = 1; k < permutation.size(); ++k)
-    acc = a.add(acc, static_cast<Acc>(s(permutation[k])));
+    acc = a.add(acc, a.load(s(permutation[k])));
   return acc;
 }
 
@@ -191,12 +194,12 @@ typename A::Acc sum_sorted_magnitude(const S& s, std::size_t n, const A& a, T* s
 template <class S, class A>
 typename A::Acc sum_nan(const S& s, std::size_t n, const A& a, double threshold) {
   using Acc = typename A::Acc;
-  Acc acc = static_cast<Acc>(s(0));
+  Acc acc = a.load(s(0));
   bool broken = std::fabs(static_cast<double>(s(0))) >= threshold;
   for (std::size_t k = 1; k < n; ++k) {
     const auto x = s(k);
     broken = broken || std::fabs(static_cast<double>(x)) >= threshold;
-    acc = a.add(acc, static_cast<Acc>(x));
+    acc = a.add(acc, a.load(x));
   }
   return broken ? static_cast<Acc>(std::nan("")) : acc;
 }

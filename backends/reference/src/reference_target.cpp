@@ -167,8 +167,8 @@ std::unique_ptr<Target> make_with(const ReferenceSpec& spec, Arith arithmetic) {
 template <class T>
 std::unique_ptr<Target> make_for_input(const ReferenceSpec& spec) {
   const Format accumulator = accumulator_format(spec);
-  if (accumulator == spec.dtype) return make_with<T>(spec, NativeArithmetic<T>{accumulator});
-  return make_with<T>(spec, RoundedArithmetic{accumulator});
+  if (accumulator == spec.dtype) return make_with<T>(spec, NativeArithmetic<T>(accumulator));
+  return make_with<T>(spec, RoundedArithmetic(accumulator));
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ NumericTraits reference_traits(const ReferenceSpec& spec) {
   traits.summand = spec.op == "dot" ? SummandKind::product : SummandKind::plain;
   traits.max_fused_width = spec.order == Order::fused ? spec.width : 2;
   traits.fused_extra_bits = 0;
+  // Fused nodes follow fprev::simulate_sum's model (alignment, truncation, one rounding). Not
+  // claimed for a float64 accumulator: simulate_sum adds the truncated terms in double, which is
+  // inexact once they need 53 bits, so it would report a correct kernel as misbehaving.
+  traits.simulate_fused = spec.order == Order::fused && traits.accumulator != Format::float64;
   return traits;
 }
 

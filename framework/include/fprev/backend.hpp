@@ -87,6 +87,18 @@ class Backend {
   virtual std::string_view name() const = 0;  // "reference", "blas", "tcsim", "cublas"
   virtual std::string_view summary() const = 0;
   virtual std::vector<ParamSpec> instance_params() const = 0;  // library, threads, arch, ...
+  // Case parameters (op, dtype, n, m, k, order, ...) that every instance of this backend accepts.
+  // Suites are validated against them before anything runs, and without opening an instance where
+  // the backend overrides this: opening may be impossible on the machine doing the validation
+  // (library missing, no GPU). An instance may narrow them further (BackendInstance::case_params,
+  // validate_case). The default opens an instance with default settings and asks it; a backend
+  // that can be unavailable must override this.
+  virtual std::vector<ParamSpec> case_params() const {
+    return open(resolve_params(instance_params(), {}, name()))->case_params();
+  }
+  // Static checks of a resolved case beyond the per-parameter rules (a parameter that does not
+  // apply to the op, an impossible shape), done before anything runs. Throws ConfigError.
+  virtual void validate_case(const Params& /*resolved_case_params*/) const {}
   // Opens an instance. Throws ConfigError for bad settings and BackendUnavailable (with the reason)
   // when it cannot run here (no GPU, library not found).
   virtual std::unique_ptr<BackendInstance> open(const Params& instance_params) const = 0;

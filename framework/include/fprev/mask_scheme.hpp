@@ -8,7 +8,14 @@
 //     are normal and exact in the accumulator and output formats, and a sum of up to max_summands
 //     units stays finite in both (M itself need not fit the output format: it never reaches it);
 //   * products are split over both factors when the target allows it (SummandKind::product), so the
-//     range of both factors is used (fp16: mask 2^15 x 2^15, unit 2^-12 x 2^-12).
+//     range of both factors is used (fp16 into float32: mask 2^15 x 2^15, unit 2^-14 x 2^-14);
+//   * factors are normal numbers of the input format unless that cannot mask n summands; then the
+//     unit moves down into the input's subnormals (fp8 e4m3 dot: unit 2^-9 x 2^-9, papers/000
+//     Sec. 8.1.1) and subnormal_factors says so (a target flushing subnormals to zero then fails).
+// Choice: M = 2^em as large as possible with em <= emax(accumulator) - 2; unit = 2^eu as small as
+// possible, normal in the accumulator and output; guard = fused_extra_bits + 2 bits and
+// max_summands = 2^(em - eu - p_accumulator - guard), further limited so that the sum of all units
+// stays finite in the output format.
 #pragma once
 
 #include <cstddef>
@@ -27,15 +34,18 @@ struct MaskScheme {
   // accumulator and output formats). A count at or above it may have been rounded: the engine then
   // switches to the low-dynamic-range algorithm (papers/000 Alg. 5).
   std::uint64_t exact_count_limit = 0;
-  // The largest number of active summands the masks are guaranteed to absorb.
+  // The largest number of active summands the masks are guaranteed to absorb (and whose sum stays
+  // finite in the accumulator and output formats); capped at 2^63.
   std::uint64_t max_summands = 0;
   int mask_exponent = 0;  // M = 2^mask_exponent (as a product for product summands)
   int unit_exponent = 0;  // unit = 2^unit_exponent
   // log2 of the absorbable number of summands before max_summands is capped at 2^63 (for messages).
   int max_summands_log2 = 0;
+  // Some factor is a subnormal number of the input format (needed for narrow inputs).
+  bool subnormal_factors = false;
 
-  // "M = 2^62 x 2^63, unit = 2^-63 x 2^-63, exact counts < 2^24, absorbs up to 2^90 summands"
-  // (one exponent per value for plain summands).
+  // "M = 2^62 x 2^63, unit = 2^-63 x 2^-63, exact counts < 2^24, absorbs up to 2^225 summands"
+  // (one exponent per value when every b is 1; ", subnormal factors" appended when they are used).
   std::string describe() const;
 };
 

@@ -85,13 +85,15 @@ struct Progress {
 };
 
 // How FPRev picks the leaf i whose l(i,j) it measures in each sub-problem. Alg. 4 takes the
-// smallest; a random pivot (papers/000 Sec. 8.2) makes the expected cost O(n) probes per level for
-// every shape, e.g. 2n probes instead of n^2/2 for a reversed sum. The tree is the same either way.
-enum class Pivot : std::uint8_t { random, smallest };
+// smallest: n - 1 probes for a sequential sum, but n(n-1)/2 for a reversed one. A random pivot
+// (papers/000 Sec. 8.2) bounds the expected cost of chains (about 2n probes either way). `adaptive`
+// takes the smallest leaf for the whole problem and random ones in sub-problems: n - 1 probes for
+// a sequential sum, about 3n for a reversed one. The tree is the same whichever is used.
+enum class Pivot : std::uint8_t { adaptive, random, smallest };
 
 struct RevealOptions {
   Algorithm algorithm = Algorithm::fprev;
-  Pivot pivot = Pivot::random;
+  Pivot pivot = Pivot::adaptive;
   std::uint64_t seed = 0x5eed;
   std::size_t determinism_runs = 5;   // evaluations of the same random inputs before revealing
   std::size_t determinism_inputs = 4; // distinct random inputs (batched when the target allows)

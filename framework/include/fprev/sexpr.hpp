@@ -12,6 +12,7 @@
 
 namespace fprev {
 
+// Iterative (any depth). The empty tree prints as "" (which parse_sexpr rejects).
 std::string to_sexpr(const Tree& tree);
 
 class SexprError : public std::runtime_error {
@@ -25,7 +26,9 @@ class SexprError : public std::runtime_error {
 
 // Strict parser: exact spacing, no leading zeros, every leaf 0..n-1 exactly once (n is the number
 // of leaves written), inner nodes with at least two children. Children may appear in any order;
-// the result is canonical. Throws SexprError naming the position.
+// the result is canonical. Throws SexprError naming the position and what was expected there; for
+// "(01 2)" that is the '1' (a leaf "0" is complete), for a duplicate or out-of-range leaf the first
+// such leaf in the text. Iterative (any depth).
 Tree parse_sexpr(std::string_view text);
 
 }  // namespace fprev

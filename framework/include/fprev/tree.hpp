@@ -44,7 +44,8 @@ class Tree {
   std::size_t max_arity() const;
 
   // l(i,j): number of leaves under the lowest common ancestor of leaves i and j (i != j).
-  // O(depth); use LcaIndex for many queries on deep trees.
+  // O(depth); use LcaIndex for many queries on deep trees. lca() takes any two nodes; an id
+  // >= node_count() throws std::out_of_range.
   std::uint32_t lca_leaf_count(NodeId i, NodeId j) const;
   NodeId lca(NodeId a, NodeId b) const;
   std::size_t node_depth(NodeId node) const;

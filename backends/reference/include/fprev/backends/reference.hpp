@@ -34,8 +34,9 @@
 // op "sum" adds the inputs (SummandKind::plain); op "dot" adds the products x[k]*y[k], each rounded
 // to dtype (SummandKind::product). Inputs are dtype (float32 or float64). The accumulator is the
 // narrower of dtype and output: with output float16/bfloat16 (or float32 for float64 input) every
-// partial sum is rounded to the output format; otherwise partial sums are kept in dtype and the
-// result is converted exactly to the (wider or equal) output format.
+// addition rounds its exact result to the output format (a summand enters its first addition
+// unrounded; a lone summand, n = 1, is rounded to the output); otherwise partial sums are kept in
+// dtype and the result is converted exactly to the (wider or equal) output format.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,138 @@
+// Suites: YAML files that name backend instances and the cases to test on them. Loading validates
+// everything that can be checked without running anything against the parameters each backend
+// declares (Backend::instance_params, Backend::case_params, Backend::validate_case; a backend that
+// overrides case_params is never opened here, since that may be impossible on this machine) and
+// reports every problem with file, line and column; nothing runs from an invalid suite. The full
+// reference is docs/suite-format.md.
+//
+// Schema:
+//
+//   suite: <name>                 # required; file-name safe: [a-z0-9][a-z0-9._-]*
+//   description: <text>           # optional
+//   backends:                     # required, non-empty list of backend instances
+//     - name: <instance>          # required, file-name safe, unique in the suite; goldens are
+//                                 # filed under it
+//       use: <backend>            # required, a registered backend (reference, blas, tcsim, ...)
+//       <setting>: <scalar>       # checked against Backend::instance_params()
+//   cases:                        # required, non-empty list of case entries
+//     - op: <scalar or list>      # any case parameter of the backend (Backend::case_params()):
+//       dtype: [float32, float64] # a scalar, or a non-empty list of scalars
+//       n: [8, 1024]
+//       backends: [a, b]          # optional: only these instances (default: every instance)
+//       id: <template>            # optional: the case id, with {param} placeholders
+//
+// Expansion: each entry expands to the cross product of its list-valued fields, the first key
+// varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
+// of `backends`), then entry, then combination.
+//
+// Case ids (unique per instance, file-name safe): without `id`, the id joins with '-':
+//   1. the value of `op`, then of `dtype` (resolved, so a default counts),
+//   2. the other parameters the entry sets, except m, n, k, in alphabetical order of their names:
+//      a choice parameter as its value (`sequential`), a boolean as its name (true) or no<name>
+//      (false), any other as name followed by value (`splitk4`),
+//   3. the shape parameters m, n, k that are set, packed into one part in that order
+//   (`m64n64k256`). e.g. `gemm-float32-m64n64k256`, `dot-float64-n1000`,
+//   `sum-float32-sequential-n1024`.
+// Values are lower-cased and characters outside [a-z0-9._-] become '_'. Integers are written in
+// canonical decimal form (`n: 008` is n8). With `id`, each {param} is replaced by the resolved
+// value of that case parameter (sanitised the same way); e.g. `id: tiny-{dtype}-{n}`.
+//
+// Errors are reported as `<file>:<line>:<col>: error: <message>` (1-based; a problem with the whole
+// file, such as a missing file, has no line and column: `<file>: error: <message>`), with
+// `allowed values: ...` where there is a fixed set. A caller reports SuiteError::what() and exits
+// with SuiteError::exit_status (2, a configuration error).
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fprev/backend.hpp"
+
+namespace fprev {
+
+// One problem found in a suite file. line/column are 1-based; 0 means the whole file.
+struct SuiteDiagnostic {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string message;      // without the "error: " prefix
+  std::string str() const;  // "<file>:<line>:<col>: error: <message>"
+};
+
+// A configured backend instance as written in the suite (settings resolved with their defaults).
+// The runner opens it later; environment overrides (FPREV_BLAS_LIBRARY) are applied there.
+struct BackendInstanceSpec {
+  std::string name;  // instance name, e.g. "openblas"
+  std::string use;   // backend name, e.g. "blas"
+  Params settings;   // resolved against Backend::instance_params()
+  int line = 0;      // where the instance is declared
+  int column = 0;
+};
+
+// One expanded case of one backend instance.
+struct SuiteCase {
+  std::string id;                // unique within backend_instance, file-name safe
+  std::string backend_instance;  // BackendInstanceSpec::name
+  Params params;                 // resolved against Backend::case_params() (defaults filled in)
+  std::string file;              // where the case entry is written
+  int line = 0;
+  int column = 0;
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::string file;  // the path it was loaded from, as given
+  int line = 0;      // where the suite name is written
+  int column = 0;
+  std::vector<BackendInstanceSpec> backends;
+  std::vector<SuiteCase> cases;
+
+  const BackendInstanceSpec* find_backend(std::string_view instance_name) const;
+};
+
+// Every problem found while loading one or more suite files, in file/line/column order.
+class SuiteError : public std::runtime_error {
+ public:
+  static constexpr int exit_status = 2;
+
+  explicit SuiteError(std::vector<SuiteDiagnostic> diagnostics);
+  // Position of the first problem.
+  const std::string& file() const { return diagnostics_.front().file; }
+  int line() const { return diagnostics_.front().line; }
+  int column() const { return diagnostics_.front().column; }
+  const std::vector<SuiteDiagnostic>& diagnostics() const { return diagnostics_; }
+  std::vector<std::string> errors() const;  // each diagnostic formatted by str()
+
+ private:
+  std::vector<SuiteDiagnostic> diagnostics_;
+};
+
+// Loads and validates one suite file. Collects all problems, then throws SuiteError.
+Suite load_suite(const std::filesystem::path& file, const BackendRegistry& registry);
+
+// The same from text; `file_name` is what messages call the source.
+Suite parse_suite(std::string_view yaml_text, const std::string& file_name,
+                  const BackendRegistry& registry);
+
+// Loads suite files and directories (a directory contributes its *.yaml and *.yml files, not
+// recursively, in name order). Suite names must be unique across all of them. Collects the
+// problems of every file, then throws SuiteError.
+std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
+                               const BackendRegistry& registry);
+
+// The suite files of a directory (*.yaml, *.yml), sorted by name.
+std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path& directory);
+
+// The default case id (rule above) from the backend's case parameters, the parameters the entry
+// sets and the resolved parameters. Returns "" when there is nothing to build an id from.
+std::string default_case_id(const std::vector<ParamSpec>& specs, const Params& set_params,
+                            const Params& resolved_params);
+
+// [a-z0-9][a-z0-9._-]*: usable as a file or directory name everywhere, never "." or "..".
+bool is_file_name_safe(std::string_view name);
+
+}  // namespace fprev

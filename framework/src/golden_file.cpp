@@ -1,0 +1,248 @@
+// Golden files on disk: atomic writes, re-baselining without churn, the directory layout.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "fprev/golden.hpp"
+
+namespace fprev {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::string_view kGoldenExtension = ".golden";
+
+std::string system_error_text(int error) { return std::strerror(error); }
+
+// A name no other writer (thread or process) picks: hidden, next to the target, with the pid, a
+// per-process counter and random bits.
+fs::path temporary_name(const fs::path& target) {
+  static std::atomic<std::uint64_t> counter{0};
+  static const std::uint64_t salt = [] {
+    std::random_device device;
+    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+  }();
+  std::ostringstream name;
+  name << '.' << target.filename().string() << ".tmp-" << ::getpid() << '-' << std::hex
+       << (salt ^ static_cast<std::uint64_t>(
+                      std::chrono::steady_clock::now().time_since_epoch().count()))
+       << '-' << counter.fetch_add(1);
+  return target.parent_path() / name.str();
+}
+
+void write_all(int fd, std::string_view data, const fs::path& temp) {
+  while (!data.empty()) {
+    const ssize_t written = ::write(fd, data.data(), data.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw GoldenIoError("cannot write " + temp.string() + ": " + system_error_text(errno));
+    }
+    data.remove_prefix(static_cast<std::size_t>(written));
+  }
+}
+
+// Makes the rename itself durable. Best effort: some file systems refuse fsync on directories.
+void sync_directory(const fs::path& directory) {
+  const int fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+// Removes the temporary file unless released (the rename succeeded).
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(fs::path path) : path_(std::move(path)) {}
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!released_) ::unlink(path_.c_str());
+  }
+  void set_fd(int fd) { fd_ = fd; }
+  void close_fd() {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0)
+      throw GoldenIoError("cannot write " + path_.string() + ": " + system_error_text(errno));
+  }
+  void release() { released_ = true; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool released_ = false;
+};
+
+void write_text_atomically(const fs::path& path, std::string_view text) {
+  const fs::path directory = path.parent_path();
+  if (!directory.empty()) {
+    std::error_code error;
+    fs::create_directories(directory, error);
+    if (error)
+      throw GoldenIoError("cannot create directory " + directory.string() + ": " + error.message());
+  }
+  const fs::path temp = temporary_name(path);
+  TemporaryFile guard(temp);
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    guard.release();  // nothing was created
+    throw GoldenIoError("cannot create " + temp.string() + ": " + system_error_text(errno));
+  }
+  guard.set_fd(fd);
+  write_all(fd, text, temp);
+  if (::fsync(fd) != 0)
+    throw GoldenIoError("cannot sync " + temp.string() + ": " + system_error_text(errno));
+  guard.close_fd();
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    throw GoldenIoError("cannot rename " + temp.string() + " to " + path.string() + ": " +
+                        system_error_text(errno));
+  guard.release();
+  sync_directory(directory);
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw GoldenIoError("cannot read " + path.string() + ": " + system_error_text(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw GoldenIoError("cannot read " + path.string());
+  return std::move(buffer).str();
+}
+
+}  // namespace
+
+Golden read_golden(const fs::path& path) {
+  return parse_golden_text(read_text(path), path.string());
+}
+
+void write_golden_file(const fs::path& path, const Golden& golden) {
+  write_text_atomically(path, write_golden_text(golden));
+}
+
+std::string_view to_string(StoreOutcome outcome) {
+  switch (outcome) {
+    case StoreOutcome::created: return "created";
+    case StoreOutcome::unchanged: return "unchanged";
+    case StoreOutcome::changed: return "changed";
+    case StoreOutcome::repaired: return "repaired";
+  }
+  return "unknown";
+}
+
+StoreOutcome store_golden(const fs::path& path, const Golden& golden) {
+  const std::string text = write_golden_text(golden);  // validates before touching anything
+  std::error_code error;
+  const bool exists = fs::exists(path, error);
+  StoreOutcome outcome = StoreOutcome::created;
+  if (exists) {
+    try {
+      const Golden old = read_golden(path);
+      if (old.tree == golden.tree) return StoreOutcome::unchanged;
+      outcome = StoreOutcome::changed;
+    } catch (const GoldenParseError&) {
+      outcome = StoreOutcome::repaired;
+    }
+  }
+  write_text_atomically(path, text);
+  return outcome;
+}
+
+bool is_safe_component(std::string_view component) {
+  if (component.empty() || component.size() > 128) return false;
+  if (component.front() == '.' || component.front() == '-') return false;
+  return std::all_of(component.begin(), component.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '+' || c == '-';
+  });
+}
+
+fs::path golden_path(const fs::path& root, std::string_view suite, std::string_view backend,
+                     std::string_view platform_key, std::string_view case_id) {
+  const std::pair<std::string_view, std::string_view> components[] = {
+      {"platform key", platform_key}, {"suite", suite}, {"backend", backend}, {"case id", case_id}};
+  for (const auto& [what, value] : components)
+    if (!is_safe_component(value))
+      throw std::invalid_argument(std::string(what) + " '" + std::string(value) +
+                                  "' cannot name a golden file: use 1..128 of [A-Za-z0-9._+-], "
+                                  "not starting with '.' or '-'");
+  return root / std::string(platform_key) / std::string(suite) / std::string(backend) /
+         (std::string(case_id) + std::string(kGoldenExtension));
+}
+
+GoldenListing list_goldens(const fs::path& root) {
+  GoldenListing listing;
+  std::error_code error;
+  if (!fs::is_directory(root, error)) return listing;
+  for (auto it = fs::recursive_directory_iterator(root, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    if (!name.empty() && name.front() == '.') {  // writers' temporaries, hidden folders
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || !name.ends_with(kGoldenExtension)) continue;
+    const fs::path relative = path.lexically_relative(root);
+    std::vector<std::string> parts;
+    for (const auto& part : relative) parts.push_back(part.string());
+    const std::string case_id =
+        parts.empty() ? std::string() : parts.back().substr(0, parts.back().size() - kGoldenExtension.size());
+    if (parts.size() == 4 && is_safe_component(parts[0]) && is_safe_component(parts[1]) &&
+        is_safe_component(parts[2]) && is_safe_component(case_id)) {
+      listing.goldens.push_back({path, parts[0], parts[1], parts[2], case_id});
+    } else {
+      listing.stray.push_back(path);
+    }
+  }
+  if (error) throw GoldenIoError("cannot list " + root.string() + ": " + error.message());
+  std::sort(listing.goldens.begin(), listing.goldens.end(),
+            [](const GoldenLocation& a, const GoldenLocation& b) { return a.path < b.path; });
+  std::sort(listing.stray.begin(), listing.stray.end());
+  return listing;
+}
+
+std::string utc_timestamp_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string golden_identity(const GoldenMetadata& meta) {
+  std::string text = meta.library;
+  if (!meta.library_version.empty()) text += " " + meta.library_version;
+  if (!meta.library_configuration.empty()) text += " (" + meta.library_configuration + ")";
+  return text;
+}
+
+Json metadata_to_json(const GoldenMetadata& meta) {
+  Json extra = Json::object();
+  for (const auto& [key, value] : meta.extra) extra.set(key, value);
+  Json json = Json::object();
+  json.set("format_version", meta.format_version)
+      .set("suite", meta.suite)
+      .set("case", meta.case_id)
+      .set("backend", meta.backend)
+      .set("platform", meta.platform_key)
+      .set("library", meta.library)
+      .set("library_version", meta.library_version)
+      .set("library_configuration", meta.library_configuration)
+      .set("tool_version", meta.tool_version)
+      .set("created", meta.created)
+      .set("extra", std::move(extra));
+  return json;
+}
+
+}  // namespace fprev

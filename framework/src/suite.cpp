@@ -1,0 +1,129 @@
+// Suite files on disk: reading them, whole directories of them, and the error type that carries
+// every problem found. The YAML itself is checked in suite_parser.cpp.
+#include "fprev/suite.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <system_error>
+
+#include "suite_detail.hpp"
+
+namespace fprev {
+namespace {
+
+std::string join_lines(const std::vector<SuiteDiagnostic>& diagnostics) {
+  std::string out;
+  for (const auto& diagnostic : diagnostics) out += (out.empty() ? "" : "\n") + diagnostic.str();
+  return out;
+}
+
+SuiteDiagnostic file_problem(const std::filesystem::path& path, std::string message) {
+  return SuiteDiagnostic{path.string(), 0, 0, std::move(message)};
+}
+
+bool is_suite_file_name(const std::filesystem::path& path) {
+  const std::string name = path.filename().string();
+  const std::string extension = path.extension().string();
+  return !name.empty() && name.front() != '.' && (extension == ".yaml" || extension == ".yml");
+}
+
+}  // namespace
+
+namespace suite_detail {
+
+std::string location(const std::string& file, int line, int column) {
+  if (line <= 0) return file;
+  return file + ':' + std::to_string(line) + ':' + std::to_string(column);
+}
+
+}  // namespace suite_detail
+
+std::string SuiteDiagnostic::str() const {
+  return suite_detail::location(file, line, column) + ": error: " + message;
+}
+
+SuiteError::SuiteError(std::vector<SuiteDiagnostic> diagnostics)
+    : std::runtime_error(join_lines(diagnostics)), diagnostics_(std::move(diagnostics)) {
+  if (diagnostics_.empty()) diagnostics_.push_back({"", 0, 0, "invalid suite"});
+}
+
+std::vector<std::string> SuiteError::errors() const {
+  std::vector<std::string> out;
+  for (const auto& diagnostic : diagnostics_) out.push_back(diagnostic.str());
+  return out;
+}
+
+const BackendInstanceSpec* Suite::find_backend(std::string_view instance_name) const {
+  for (const auto& instance : backends)
+    if (instance.name == instance_name) return &instance;
+  return nullptr;
+}
+
+Suite load_suite(const std::filesystem::path& file, const BackendRegistry& registry) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(file, ec);
+  if (!std::filesystem::exists(status))
+    throw SuiteError({file_problem(file, "cannot read suite file: no such file")});
+  if (std::filesystem::is_directory(status))
+    throw SuiteError({file_problem(file, "cannot read suite file: it is a directory")});
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad())
+    throw SuiteError({file_problem(file, "cannot read suite file: read failed")});
+  return parse_suite(text.str(), file.string(), registry);
+}
+
+std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(directory))
+    if (entry.is_regular_file() && is_suite_file_name(entry.path())) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
+                               const BackendRegistry& registry) {
+  std::vector<SuiteDiagnostic> problems;
+  std::vector<std::filesystem::path> files;
+  for (const auto& path : files_or_directories) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) {
+      files.push_back(path);  // load_suite reports a missing file
+      continue;
+    }
+    try {
+      const auto found = find_suite_files(path);
+      if (found.empty())
+        problems.push_back(file_problem(path, "no suite files (*.yaml, *.yml) in this directory"));
+      files.insert(files.end(), found.begin(), found.end());
+    } catch (const std::filesystem::filesystem_error& error) {
+      problems.push_back(file_problem(path, std::string("cannot list directory: ") + error.what()));
+    }
+  }
+
+  std::vector<Suite> suites;
+  std::map<std::string, const Suite*> by_name;
+  for (const auto& file : files) {
+    try {
+      suites.push_back(load_suite(file, registry));
+    } catch (const SuiteError& error) {
+      problems.insert(problems.end(), error.diagnostics().begin(), error.diagnostics().end());
+    }
+  }
+  for (const auto& suite : suites) {
+    const auto [it, inserted] = by_name.emplace(suite.name, &suite);
+    if (!inserted) {
+      const Suite& first = *it->second;
+      problems.push_back({suite.file, suite.line, suite.column,
+                          "duplicate suite name '" + suite.name + "'; first used at " +
+                              suite_detail::location(first.file, first.line, first.column)});
+    }
+  }
+  if (!problems.empty()) throw SuiteError(std::move(problems));
+  return suites;
+}
+
+}  // namespace fprev

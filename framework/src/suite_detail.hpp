@@ -1,0 +1,27 @@
+// Private to the suite loader (suite*.cpp): shared helpers.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fprev/backend.hpp"
+
+namespace fprev::suite_detail {
+
+// "<file>:<line>:<col>", or "<file>" when line is 0 (the whole file).
+std::string location(const std::string& file, int line, int column);
+
+// Lower-cases and replaces characters outside [a-z0-9._-] with '_'.
+std::string sanitize_id_part(std::string_view text);
+
+struct IdTemplateResult {
+  std::string id;     // valid when error is empty
+  std::string error;  // a complete message, without position
+};
+
+// Replaces each {param} of `id_template` with the (sanitised) resolved value of that parameter.
+IdTemplateResult expand_id_template(std::string_view id_template,
+                                    const std::vector<ParamSpec>& specs, const Params& resolved);
+
+}  // namespace fprev::suite_detail

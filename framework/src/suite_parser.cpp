@@ -1,0 +1,668 @@
+// Checks the YAML of one suite and expands its cases. Every problem is collected with its position
+// (the loader never stops at the first one) and thrown at the end as one SuiteError, so a user
+// fixes a suite in one round. Backends are only asked for their parameter lists and static checks;
+// nothing is opened here.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "fprev/suite.hpp"
+#include "suite_detail.hpp"
+
+namespace fprev {
+namespace {
+
+constexpr std::size_t kMaxCasesPerEntry = 100000;  // a typo in a list should not exhaust memory
+
+const char* const kTopLevelKeys = "suite, description, backends, cases";
+
+struct Pos {
+  int line = 0;
+  int column = 0;
+};
+
+Pos pos_of(const YAML::Node& node, Pos fallback) {
+  // yaml-cpp places an empty value at the next token, often the next line: point at its key.
+  if (!node.IsDefined() || node.IsNull()) return fallback;
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null() || mark.line < 0 || mark.column < 0) return fallback;
+  return {mark.line + 1, mark.column + 1};
+}
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a single value";
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      break;
+  }
+  return "no value";
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::vector<std::string> spec_names(const std::vector<ParamSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& spec : specs) names.push_back(spec.name);
+  return names;
+}
+
+const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::string& name) {
+  for (const auto& spec : specs)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+std::string quote(const std::string& text) { return "'" + text + "'"; }
+
+class Diagnostics {
+ public:
+  explicit Diagnostics(std::string file) : file_(std::move(file)) {}
+
+  void error(Pos pos, std::string message) {
+    if (seen_.emplace(pos.line, pos.column, message).second)
+      list_.push_back({file_, pos.line, pos.column, std::move(message)});
+  }
+  std::size_t count() const { return list_.size(); }
+  const std::string& file() const { return file_; }
+  std::string location(Pos pos) const {
+    return suite_detail::location(file_, pos.line, pos.column);
+  }
+
+  // In file order; stable, so several problems at one place keep the order they were found in.
+  std::vector<SuiteDiagnostic> take() {
+    std::stable_sort(list_.begin(), list_.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
+    return std::move(list_);
+  }
+
+ private:
+  std::string file_;
+  std::vector<SuiteDiagnostic> list_;
+  std::set<std::tuple<int, int, std::string>> seen_;  // the same problem found via two cases
+};
+
+// A map entry: its key as text, with positions.
+struct Field {
+  std::string key;
+  Pos key_pos;
+  YAML::Node value;
+  Pos value_pos;
+};
+
+// The entries of a map in document order. Keys that are not plain names and repeated keys (which
+// yaml-cpp accepts silently) are reported and left out.
+std::vector<Field> read_fields(const YAML::Node& map, Pos map_pos, Diagnostics& diags) {
+  std::vector<Field> fields;
+  for (const auto& entry : map) {
+    const Pos key_pos = pos_of(entry.first, map_pos);
+    if (!entry.first.IsScalar()) {
+      diags.error(key_pos, "a key must be a plain name, got " + describe(entry.first));
+      continue;
+    }
+    const std::string key = entry.first.Scalar();
+    const auto first = std::find_if(fields.begin(), fields.end(),
+                                    [&](const Field& field) { return field.key == key; });
+    if (first != fields.end()) {
+      diags.error(key_pos, "key " + quote(key) + " is repeated; first given at " +
+                               diags.location(first->key_pos));
+      continue;
+    }
+    fields.push_back({key, key_pos, entry.second, pos_of(entry.second, key_pos)});
+  }
+  return fields;
+}
+
+// The text of a field that must hold one value.
+std::optional<std::string> scalar_field(const Field& field, Diagnostics& diags) {
+  if (field.value.IsScalar()) return field.value.Scalar();
+  diags.error(field.value_pos,
+              quote(field.key) + " must be a single value, got " + describe(field.value));
+  return std::nullopt;
+}
+
+// One value of a case parameter, with where it is written.
+struct Value {
+  std::string text;
+  Pos pos;
+};
+
+// A case parameter of an entry: one value, or the values of a list.
+struct ParamField {
+  std::string key;
+  Pos key_pos;
+  std::vector<Value> values;
+};
+
+// Backend instances as declared: valid enough to check cases against when `backend` is set.
+struct DeclaredInstance {
+  std::string name;  // "" when the name itself is invalid
+  const Backend* backend = nullptr;
+  Pos pos;                            // the instance's map
+  Pos name_pos;                       // its name
+  std::size_t spec_index = SIZE_MAX;  // index into Suite::backends, when fully valid
+};
+
+class SuiteParser {
+ public:
+  SuiteParser(const std::string& file, const BackendRegistry& registry)
+      : diags_(file), registry_(registry) {
+    suite_.file = file;
+  }
+
+  Suite parse(std::string_view text) {
+    std::vector<YAML::Node> documents;
+    try {
+      documents = YAML::LoadAll(std::string(text));
+    } catch (const YAML::Exception& error) {
+      const Pos pos =
+          error.mark.is_null() ? Pos{} : Pos{error.mark.line + 1, error.mark.column + 1};
+      diags_.error(pos, "YAML syntax error: " + error.msg);
+      throw SuiteError(diags_.take());
+    }
+    if (documents.empty() || documents.front().IsNull()) {
+      diags_.error({}, std::string("the file holds no suite; expected a map with the keys ") +
+                           kTopLevelKeys);
+      throw SuiteError(diags_.take());
+    }
+    if (documents.size() > 1)
+      diags_.error(pos_of(documents[1], {}), "a suite file holds one YAML document; found " +
+                                                 std::to_string(documents.size()));
+    parse_root(documents.front());
+    if (diags_.count() > 0) throw SuiteError(diags_.take());
+    return std::move(suite_);
+  }
+
+ private:
+  void parse_root(const YAML::Node& root) {
+    const Pos root_pos = pos_of(root, {1, 1});
+    if (!root.IsMap()) {
+      diags_.error(root_pos, "a suite must be a map with the keys " + std::string(kTopLevelKeys) +
+                                 ", got " + describe(root));
+      return;
+    }
+    const Field* backends = nullptr;
+    const Field* cases = nullptr;
+    bool has_name = false;
+    const auto fields = read_fields(root, root_pos, diags_);
+    for (const auto& field : fields) {
+      if (field.key == "suite") {
+        has_name = true;
+        parse_name(field);
+      } else if (field.key == "description") {
+        if (auto text = scalar_field(field, diags_)) suite_.description = *text;
+      } else if (field.key == "backends") {
+        backends = &field;
+      } else if (field.key == "cases") {
+        cases = &field;
+      } else {
+        diags_.error(field.key_pos,
+                     "unknown key " + quote(field.key) + "; allowed values: " + kTopLevelKeys);
+      }
+    }
+    if (!has_name) diags_.error(root_pos, "missing required key 'suite' (the suite's name)");
+    if (backends == nullptr)
+      diags_.error(root_pos,
+                   "missing required key 'backends' (the backend instances); "
+                   "allowed backends: " +
+                       registry_.names());
+    else
+      parse_backends(*backends);
+    if (cases == nullptr)
+      diags_.error(root_pos, "missing required key 'cases' (the cases to test)");
+    else
+      parse_cases(*cases);
+    collect_cases();
+  }
+
+  void parse_name(const Field& field) {
+    const auto name = scalar_field(field, diags_);
+    if (!name) return;
+    if (!is_file_name_safe(*name)) {
+      diags_.error(field.value_pos,
+                   "suite name " + quote(*name) + " is not file-name safe; " + kSafeNameRule);
+      return;
+    }
+    suite_.name = *name;
+    suite_.line = field.value_pos.line;
+    suite_.column = field.value_pos.column;
+  }
+
+  // A field that must be a non-empty list; returns false (reported) otherwise.
+  bool check_list(const Field& field, const std::string& what, const std::string& one) {
+    if (!field.value.IsSequence()) {
+      diags_.error(field.value_pos, quote(field.key) + " must be a list of " + what + ", got " +
+                                        describe(field.value));
+      return false;
+    }
+    if (field.value.size() == 0) {
+      diags_.error(field.value_pos,
+                   quote(field.key) + " is empty; a suite needs at least one " + one);
+      return false;
+    }
+    return true;
+  }
+
+  // ---- backends ---------------------------------------------------------------------------------
+
+  void parse_backends(const Field& field) {
+    if (!check_list(field, "backend instances", "backend instance")) return;
+    for (const auto& item : field.value) {
+      const Pos pos = pos_of(item, field.value_pos);
+      if (!item.IsMap()) {
+        diags_.error(pos,
+                     "a backend instance must be a map with 'name', 'use' and the backend's "
+                     "settings, got " +
+                         describe(item));
+        continue;
+      }
+      parse_instance(item, pos);
+    }
+  }
+
+  void parse_instance(const YAML::Node& node, Pos pos) {
+    const std::size_t errors_before = diags_.count();
+    DeclaredInstance instance;
+    instance.pos = pos;
+    const Field* use_field = nullptr;
+    std::vector<const Field*> settings;
+    const auto fields = read_fields(node, pos, diags_);
+    bool has_name = false;
+    for (const auto& field : fields) {
+      if (field.key == "name") {
+        has_name = true;
+        parse_instance_name(field, instance);
+      } else if (field.key == "use") {
+        use_field = &field;
+      } else {
+        settings.push_back(&field);
+      }
+    }
+    if (!has_name)
+      diags_.error(pos, "backend instance without 'name' (the name goldens are filed under)");
+    if (use_field == nullptr) {
+      diags_.error(pos, "backend instance " +
+                            (instance.name.empty() ? std::string() : quote(instance.name) + " ") +
+                            "has no 'use' (its backend); allowed values: " + registry_.names());
+    } else if (auto use = scalar_field(*use_field, diags_)) {
+      instance.backend = registry_.find(*use);
+      if (instance.backend == nullptr)
+        diags_.error(use_field->value_pos,
+                     "unknown backend " + quote(*use) + "; allowed values: " + registry_.names());
+      else
+        case_specs(*instance.backend, use_field->value_pos);
+    }
+
+    Params resolved;
+    if (instance.backend != nullptr) resolved = check_settings(*instance.backend, settings, pos);
+    if (!instance.name.empty()) instances_.push_back(instance);
+    if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr)
+      return;
+    instances_.back().spec_index = suite_.backends.size();
+    suite_.backends.push_back({instance.name, std::string(instance.backend->name()),
+                               std::move(resolved), pos.line, pos.column});
+  }
+
+  void parse_instance_name(const Field& field, DeclaredInstance& instance) {
+    const auto name = scalar_field(field, diags_);
+    if (!name) return;
+    if (!is_file_name_safe(*name)) {
+      diags_.error(field.value_pos, "backend instance name " + quote(*name) +
+                                        " is not file-name safe; " + kSafeNameRule);
+      return;
+    }
+    for (const auto& other : instances_) {
+      if (other.name == *name) {
+        diags_.error(field.value_pos, "duplicate backend instance name " + quote(*name) +
+                                          "; first declared at " + diags_.location(other.name_pos));
+        return;
+      }
+    }
+    instance.name = *name;
+    instance.name_pos = field.value_pos;
+  }
+
+  Params check_settings(const Backend& backend, const std::vector<const Field*>& settings,
+                        Pos pos) {
+    const std::size_t errors_before = diags_.count();
+    const auto specs = backend.instance_params();
+    const std::string context = "backend " + quote(std::string(backend.name()));
+    Params given;
+    for (const Field* field : settings) {
+      const ParamSpec* spec = find_spec(specs, field->key);
+      if (spec == nullptr) {
+        auto allowed = spec_names(specs);
+        allowed.insert(allowed.begin(), {"name", "use"});
+        diags_.error(field->key_pos, "unknown setting " + quote(field->key) + " for " + context +
+                                         "; allowed values: " + join(allowed));
+        continue;
+      }
+      const auto value = scalar_field(*field, diags_);
+      if (!value) continue;
+      try {
+        resolve_params({*spec}, {{field->key, *value}}, context);
+        given[field->key] = spec->type == ParamType::integer
+                                ? std::to_string(param_int({{field->key, *value}}, field->key))
+                                : *value;
+      } catch (const ConfigError& error) {
+        diags_.error(field->value_pos, error.what());
+      }
+    }
+    if (diags_.count() != errors_before) return {};
+    try {
+      return resolve_params(specs, given, context);  // required settings, defaults
+    } catch (const ConfigError& error) {
+      diags_.error(pos, error.what());
+      return {};
+    }
+  }
+
+  // The backend's case parameters, asked once. A backend that cannot list them here (its default
+  // case_params() opens an instance) is reported where it is first used; its cases go unchecked.
+  const std::vector<ParamSpec>* case_specs(const Backend& backend, Pos use_pos) {
+    auto it = case_specs_.find(&backend);
+    if (it == case_specs_.end()) {
+      std::optional<std::vector<ParamSpec>> specs;
+      try {
+        specs = backend.case_params();
+      } catch (const std::exception& error) {
+        diags_.error(use_pos,
+                     "backend " + quote(std::string(backend.name())) +
+                         " cannot list its case parameters on this machine: " + error.what());
+      }
+      it = case_specs_.emplace(&backend, std::move(specs)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  // ---- cases ------------------------------------------------------------------------------------
+
+  void parse_cases(const Field& field) {
+    if (!check_list(field, "case entries", "case entry")) return;
+    for (const auto& item : field.value) {
+      const Pos pos = pos_of(item, field.value_pos);
+      if (!item.IsMap()) {
+        diags_.error(pos, "a case entry must be a map of case parameters, got " + describe(item));
+        continue;
+      }
+      parse_case_entry(item, pos);
+    }
+  }
+
+  void parse_case_entry(const YAML::Node& node, Pos pos) {
+    const std::size_t errors_before = diags_.count();
+    const auto fields = read_fields(node, pos, diags_);
+    std::vector<ParamField> params;
+    std::optional<std::string> id_template;
+    Pos id_pos;
+    bool restricted = false;
+    std::vector<const DeclaredInstance*> targets;
+    for (const auto& field : fields) {
+      if (field.key == "id") {
+        id_template = scalar_field(field, diags_);
+        id_pos = field.value_pos;
+      } else if (field.key == "backends") {
+        restricted = true;
+        targets = parse_restriction(field);
+      } else if (auto values = read_param_values(field)) {
+        params.push_back({field.key, field.key_pos, std::move(*values)});
+      }
+    }
+    if (!restricted)
+      for (const auto& instance : instances_) targets.push_back(&instance);
+    const bool entry_ok = diags_.count() == errors_before;
+
+    // The case parameters belong to the backend: check once per backend, not per instance.
+    std::vector<std::pair<const Backend*, std::vector<const DeclaredInstance*>>> groups;
+    for (const auto* instance : targets) {
+      if (instance->backend == nullptr) continue;  // its unknown backend is reported already
+      auto group = std::find_if(groups.begin(), groups.end(),
+                                [&](const auto& g) { return g.first == instance->backend; });
+      if (group != groups.end())
+        group->second.push_back(instance);
+      else
+        groups.push_back({instance->backend, {instance}});
+    }
+    for (const auto& [backend, instances] : groups) {
+      const EntryShape entry{params, id_template, id_pos, pos};
+      expand_for_backend(*backend, instances, entry, entry_ok);
+    }
+  }
+
+  // The instances a `backends:` field of a case names.
+  std::vector<const DeclaredInstance*> parse_restriction(const Field& field) {
+    std::vector<Value> names;
+    if (field.value.IsScalar()) {
+      names.push_back({field.value.Scalar(), field.value_pos});
+    } else if (field.value.IsSequence() && field.value.size() > 0) {
+      for (const auto& item : field.value) {
+        const Pos item_pos = pos_of(item, field.value_pos);
+        if (item.IsScalar())
+          names.push_back({item.Scalar(), item_pos});
+        else
+          diags_.error(item_pos, "'backends' lists instance names, got " + describe(item));
+      }
+    } else if (field.value.IsSequence()) {
+      diags_.error(field.value_pos,
+                   "'backends' is an empty list; leave it out to use every backend instance");
+    } else {
+      diags_.error(field.value_pos, "'backends' must be an instance name or a list of them, got " +
+                                        describe(field.value));
+    }
+    std::vector<const DeclaredInstance*> found;
+    for (const auto& name : names) {
+      const auto instance = std::find_if(instances_.begin(), instances_.end(),
+                                         [&](const auto& i) { return i.name == name.text; });
+      if (instance == instances_.end()) {
+        diags_.error(name.pos, "unknown backend instance " + quote(name.text) +
+                                   "; allowed values: " + instance_names());
+      } else if (std::find(found.begin(), found.end(), &*instance) == found.end()) {
+        found.push_back(&*instance);
+      }
+    }
+    return found;
+  }
+
+  std::string instance_names() const {
+    std::vector<std::string> names;
+    for (const auto& instance : instances_) names.push_back(instance.name);
+    return names.empty() ? "(no backend instance is declared)" : join(names);
+  }
+
+  // The values of a case parameter: a single value or a non-empty list of single values.
+  std::optional<std::vector<Value>> read_param_values(const Field& field) {
+    if (field.value.IsScalar()) return std::vector<Value>{{field.value.Scalar(), field.value_pos}};
+    if (!field.value.IsSequence()) {
+      diags_.error(
+          field.value_pos,
+          quote(field.key) + " must be a value or a list of values, got " + describe(field.value));
+      return std::nullopt;
+    }
+    if (field.value.size() == 0) {
+      diags_.error(field.value_pos,
+                   quote(field.key) + " is an empty list; the entry would expand to no cases");
+      return std::nullopt;
+    }
+    std::vector<Value> values;
+    bool ok = true;
+    for (const auto& item : field.value) {
+      const Pos item_pos = pos_of(item, field.value_pos);
+      if (item.IsScalar()) {
+        values.push_back({item.Scalar(), item_pos});
+      } else {
+        diags_.error(item_pos, "the list of " + quote(field.key) +
+                                   " must hold single values, got " + describe(item));
+        ok = false;
+      }
+    }
+    if (!ok) return std::nullopt;
+    return values;
+  }
+
+  struct EntryShape {
+    std::vector<ParamField> params;  // copied: values are canonicalised per backend
+    std::optional<std::string> id_template;
+    Pos id_pos;
+    Pos pos;
+  };
+
+  void expand_for_backend(const Backend& backend, const std::vector<const DeclaredInstance*>& group,
+                          EntryShape entry, bool entry_ok) {
+    const std::size_t errors_before = diags_.count();
+    const std::vector<ParamSpec>* listed = case_specs(backend, entry.pos);
+    if (listed == nullptr) return;  // reported where the backend is used
+    const std::vector<ParamSpec>& specs = *listed;
+    const std::string context = "backend " + quote(std::string(backend.name()));
+    for (auto& param : entry.params) {
+      const ParamSpec* spec = find_spec(specs, param.key);
+      if (spec == nullptr) {
+        auto allowed = spec_names(specs);
+        allowed.insert(allowed.end(), {"backends", "id"});
+        diags_.error(param.key_pos, "unknown case parameter " + quote(param.key) + " for " +
+                                        context + "; allowed values: " + join(allowed));
+        continue;
+      }
+      for (auto& value : param.values) {
+        try {
+          resolve_params({*spec}, {{param.key, value.text}}, context);
+        } catch (const ConfigError& error) {
+          diags_.error(value.pos, error.what());
+          continue;
+        }
+        // One spelling per number, so that n: 8 and n: 008 are the same case with the same id.
+        if (spec->type == ParamType::integer)
+          value.text = std::to_string(param_int({{param.key, value.text}}, param.key));
+      }
+    }
+    if (!entry_ok || diags_.count() != errors_before) return;
+
+    std::size_t total = 1;
+    for (const auto& param : entry.params) {
+      total *= param.values.size();
+      if (total > kMaxCasesPerEntry) {
+        diags_.error(entry.pos, "this entry expands to more than " +
+                                    std::to_string(kMaxCasesPerEntry) + " cases");
+        return;
+      }
+    }
+    // Cross product in key order, the first key varying slowest.
+    std::vector<std::size_t> index(entry.params.size(), 0);
+    for (std::size_t combination = 0; combination < total; ++combination) {
+      Params given;
+      std::map<std::string, Pos> where;
+      for (std::size_t i = 0; i < entry.params.size(); ++i) {
+        const Value& value = entry.params[i].values[index[i]];
+        given[entry.params[i].key] = value.text;
+        where[entry.params[i].key] = value.pos;
+      }
+      add_expanded_case(backend, specs, context, given, where, entry, group);
+      for (std::size_t i = entry.params.size(); i-- > 0;) {
+        if (++index[i] < entry.params[i].values.size()) break;
+        index[i] = 0;
+      }
+    }
+  }
+
+  void add_expanded_case(const Backend& backend, const std::vector<ParamSpec>& specs,
+                         const std::string& context, const Params& given,
+                         const std::map<std::string, Pos>& where, const EntryShape& entry,
+                         const std::vector<const DeclaredInstance*>& group) {
+    Params resolved;
+    try {
+      resolved = resolve_params(specs, given, context);
+      backend.validate_case(resolved);
+    } catch (const ConfigError& error) {
+      const auto at = where.find(error.parameter());
+      std::string message = error.what();
+      if (message.rfind(context, 0) != 0) message = context + ": " + message;
+      diags_.error(at != where.end() ? at->second : entry.pos, message);
+      return;
+    } catch (const std::exception& error) {
+      diags_.error(entry.pos, context + ": " + error.what());
+      return;
+    }
+
+    std::string id;
+    if (entry.id_template) {
+      const auto expanded = suite_detail::expand_id_template(*entry.id_template, specs, resolved);
+      if (!expanded.error.empty()) {
+        diags_.error(entry.id_pos, expanded.error);
+        return;
+      }
+      id = expanded.id;
+    } else {
+      id = default_case_id(specs, given, resolved);
+      if (!is_file_name_safe(id)) {
+        diags_.error(entry.pos, id.empty() ? "cannot build a case id: the case sets no parameter "
+                                             "the id rule uses; add an 'id'"
+                                           : "the case id " + quote(id) +
+                                                 " is not file-name safe; add an 'id'");
+        return;
+      }
+    }
+    for (const auto* instance : group)
+      add_case(*instance,
+               {id, instance->name, resolved, diags_.file(), entry.pos.line, entry.pos.column});
+  }
+
+  void add_case(const DeclaredInstance& instance, SuiteCase expanded) {
+    const Pos pos{expanded.line, expanded.column};
+    auto& seen = case_ids_[instance.name];
+    const auto [first, inserted] = seen.emplace(expanded.id, pos);
+    if (!inserted) {
+      const bool same_entry = first->second.line == pos.line && first->second.column == pos.column;
+      diags_.error(pos, "duplicate case id " + quote(expanded.id) + " for backend instance " +
+                            quote(instance.name) + "; first defined at " +
+                            diags_.location(first->second) +
+                            (same_entry ? " (this entry expands to it more than once)" : "") +
+                            "; make the cases differ or give them an 'id' with {param} "
+                            "placeholders");
+      return;
+    }
+    if (instance.spec_index != SIZE_MAX)
+      cases_by_instance_[instance.name].push_back(std::move(expanded));
+  }
+
+  // Suite::cases: by instance in declaration order, then in the order the entries expand.
+  void collect_cases() {
+    for (const auto& spec : suite_.backends) {
+      auto& cases = cases_by_instance_[spec.name];
+      suite_.cases.insert(suite_.cases.end(), std::make_move_iterator(cases.begin()),
+                          std::make_move_iterator(cases.end()));
+    }
+  }
+
+  Suite suite_;
+  Diagnostics diags_;
+  const BackendRegistry& registry_;
+  std::vector<DeclaredInstance> instances_;
+  std::map<std::string, std::map<std::string, Pos>> case_ids_;  // instance -> id -> first entry
+  std::map<std::string, std::vector<SuiteCase>> cases_by_instance_;
+  std::map<const Backend*, std::optional<std::vector<ParamSpec>>> case_specs_;
+  static constexpr const char* kSafeNameRule =
+      "use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
+};
+
+}  // namespace
+
+Suite parse_suite(std::string_view yaml_text, const std::string& file_name,
+                  const BackendRegistry& registry) {
+  return SuiteParser(file_name, registry).parse(yaml_text);
+}
+
+}  // namespace fprev

@@ -1,0 +1,188 @@
+// Targets that misbehave must produce their specific diagnostic and never a tree.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "engine_test_helpers.hpp"
+#include "fprev/probe_inputs.hpp"
+#include "random_trees.hpp"
+
+namespace fprev {
+namespace {
+
+// A float32 sum whose kernel is given as a function of the input array.
+class KernelTarget : public Target {
+ public:
+  using Kernel = std::function<double(std::vector<float>&)>;
+  KernelTarget(std::size_t n, Kernel kernel) : inputs_(n), values_(n), kernel_(std::move(kernel)) {
+    info_.description = "test kernel";
+    info_.n = n;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
+      inputs_.load(batch, p);
+      values_.assign(inputs_.a(), inputs_.a() + info_.n);
+      outputs[p] = kernel_(values_);
+    }
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    for (std::size_t r = 0; r < batch.rows; ++r) {
+      inputs_.load(batch, r);
+      values_.assign(inputs_.a(), inputs_.a() + info_.n);
+      outputs[r] = kernel_(values_);
+    }
+  }
+
+ private:
+  TargetInfo info_;
+  ProbeVectors<float> inputs_;
+  std::vector<float> values_;
+  Kernel kernel_;
+};
+
+double sequential(const std::vector<float>& v) {
+  float s = 0;
+  for (float x : v) s += x;
+  return s;
+}
+
+Finding finding_of(Target& target, RevealOptions options = {}) {
+  try {
+    const RevealResult result = reveal(target, options);
+    ADD_FAILURE() << "a tree was returned for a misbehaving target";
+  } catch (const RevealFailure& e) {
+    EXPECT_FALSE(e.diagnostic().message.empty());
+    EXPECT_FALSE(e.diagnostic().likely_cause.empty());
+    return e.diagnostic().finding;
+  }
+  return Finding::unsupported;
+}
+
+TEST(Misbehaving, NondeterministicTargetReportsVariability) {
+  std::mt19937 shuffle_rng(std::random_device{}());
+  KernelTarget target(64, [&](std::vector<float>& v) {
+    std::shuffle(v.begin(), v.end(), shuffle_rng);
+    return sequential(v);
+  });
+  try {
+    reveal(target);
+    FAIL() << "expected a diagnostic";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::nondeterministic);
+    ASSERT_TRUE(e.diagnostic().variability.has_value());
+    EXPECT_GT(e.diagnostic().variability->count_variability, 0.0);
+    EXPECT_LE(e.diagnostic().variability->count_variability, 1.0);
+    EXPECT_GT(e.diagnostic().variability->ermv, 0.0);
+    EXPECT_GE(e.diagnostic().variability->distinct_outputs, 2u);
+  }
+}
+
+TEST(Misbehaving, SortingByMagnitudeIsValueDependent) {
+  KernelTarget target(32, [](std::vector<float>& v) {
+    std::sort(v.begin(), v.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+    return sequential(v);
+  });
+  EXPECT_EQ(finding_of(target), Finding::value_dependent);
+}
+
+TEST(Misbehaving, ExactSumIsOrderIndependent) {
+  KernelTarget target(32, [](std::vector<float>& v) {
+    // All inputs are powers of two or small sums of them in these tests: long double holds the
+    // exact sum of the probes, and the random inputs are rounded once at the end.
+    long double s = 0;
+    std::sort(v.begin(), v.end(), [](float a, float b) { return std::fabs(a) > std::fabs(b); });
+    for (float x : v) s += x;
+    return static_cast<double>(static_cast<float>(s));
+  });
+  const Finding f = finding_of(target);
+  EXPECT_EQ(f, Finding::order_independent);
+}
+
+TEST(Misbehaving, NanOnLargeInputs) {
+  KernelTarget target(16, [](std::vector<float>& v) {
+    for (float x : v)
+      if (std::fabs(x) > 1e30f) return std::nan("");
+    return sequential(v);
+  });
+  EXPECT_EQ(finding_of(target), Finding::non_finite_output);
+}
+
+TEST(Misbehaving, ExtraPrecisionIsCaughtBySimulation) {
+  // A float32 sum accumulated in double, declared as float32: every probe looks right (the masks
+  // are far beyond double's range too), but random inputs do not match float32 adds.
+  KernelTarget target(200, [](std::vector<float>& v) {
+    double s = 0;
+    for (float x : v) s += x;
+    return static_cast<double>(static_cast<float>(s));
+  });
+  EXPECT_EQ(finding_of(target), Finding::verification_failed);
+}
+
+TEST(Misbehaving, WrongCountForOnePairIsInconsistent) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const Tree truth = random_binary_tree(40, seed);
+    TreeOracleTarget target(truth);
+    // Corrupt the probe of two siblings' LCA: l becomes one smaller.
+    target.set_wrong_count(0, 1, 1);
+    RevealOptions options;
+    options.pivot = Pivot::smallest;  // leaf 0 is then certainly probed against leaf 1
+    options.verify_probes = 0;
+    try {
+      const Tree revealed = reveal(target, options).tree;
+      ADD_FAILURE() << "seed " << seed << ": a tree was returned";
+    } catch (const RevealFailure& e) {
+      const Finding f = e.diagnostic().finding;
+      EXPECT_TRUE(f == Finding::inconsistent_structure || f == Finding::count_out_of_range ||
+                  f == Finding::verification_failed)
+          << to_string(f);
+      EXPECT_FALSE(e.diagnostic().probe.empty());
+    }
+  }
+}
+
+TEST(Misbehaving, NanProbesNamedWithTheirRawOutput) {
+  TreeOracleTarget target(balanced_tree(16));
+  target.set_nan_probes(true);
+  try {
+    reveal(target);
+    FAIL();
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::non_finite_output);
+    ASSERT_TRUE(e.diagnostic().raw_output.has_value());
+    EXPECT_TRUE(std::isnan(*e.diagnostic().raw_output));
+    EXPECT_NE(e.diagnostic().probe.find("A^{"), std::string::npos);
+  }
+}
+
+TEST(Misbehaving, FractionalCountsAreNotWhole) {
+  KernelTarget target(16, [](std::vector<float>& v) {
+    float unit = 0;  // the probes' unit (random inputs have no such tiny values)
+    for (float x : v)
+      if (std::fabs(x) < 1e-20f && x != 0) unit = x;
+    return sequential(v) + 0.5 * static_cast<double>(unit);
+  });
+  EXPECT_EQ(finding_of(target), Finding::not_whole_count);
+}
+
+TEST(Misbehaving, CountingTooManyUnitsIsOutOfRange) {
+  KernelTarget target(16, [](std::vector<float>& v) {
+    float unit = 0;
+    for (float x : v)
+      if (std::fabs(x) < 1e-20f && x != 0) unit = x;
+    return sequential(v) + 5 * static_cast<double>(unit);
+  });
+  RevealOptions options;
+  options.pivot = Pivot::smallest;  // probe (0,1) first: l = 2, all 14 other units unmasked
+  EXPECT_EQ(finding_of(target, options), Finding::count_out_of_range);
+}
+
+TEST(Misbehaving, ZeroSummandsIsUnsupported) {
+  KernelTarget target(0, [](std::vector<float>&) { return 0.0; });
+  EXPECT_EQ(finding_of(target), Finding::unsupported);
+}
+
+}  // namespace
+}  // namespace fprev

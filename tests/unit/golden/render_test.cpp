@@ -1,0 +1,118 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "fprev/render.hpp"
+#include "fprev/sexpr.hpp"
+#include "random_trees.hpp"
+
+namespace fprev {
+namespace {
+
+TEST(Render, Sexpr) {
+  EXPECT_EQ(render_sexpr(parse_sexpr("((2 3) (0 1))")), "((0 1) (2 3))");
+}
+
+TEST(Render, IndentedText) {
+  EXPECT_EQ(render_text(parse_sexpr("(((0 1) 2 3 4) 5)")),
+            "+\n"
+            "  + fused 4\n"
+            "    +\n"
+            "      x0\n"
+            "      x1\n"
+            "    x2\n"
+            "    x3\n"
+            "    x4\n"
+            "  x5\n");
+  TreeBuilder single(1);
+  EXPECT_EQ(render_text(single.build()), "x0\n");
+}
+
+TEST(Render, IndentedTextOfADeepTreeStaysLinear) {
+  const std::string text = render_text(right_deep_tree(2000));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2000 + 1999);
+  EXPECT_LT(text.size(), 4000u * (128 + 20));  // indentation capped at 64 levels
+  EXPECT_NE(text.find("\n" + std::string(128, ' ') + "[depth 65] +\n"), std::string::npos);
+  EXPECT_NE(text.find(std::string(128, ' ') + "[depth 1999] x1999\n"), std::string::npos);
+}
+
+TEST(Render, Dot) {
+  const std::string dot = render_dot(parse_sexpr("((0 1 2) 3)"), "case \"x\"");
+  EXPECT_EQ(dot,
+            "digraph summation_tree {\n"
+            "  graph [ordering=out, label=\"case \\\"x\\\"\", labelloc=t];\n"
+            "  node [fontname=\"Helvetica\"];\n"
+            "  n4 [label=\"+ fused 3\", shape=box];\n"
+            "  n4 -> x0;\n"
+            "  n4 -> x1;\n"
+            "  n4 -> x2;\n"
+            "  n5 [label=\"+\", shape=circle];\n"
+            "  n5 -> n4;\n"
+            "  n5 -> x3;\n"
+            "  { rank=same; x0 [label=\"x0\", shape=plaintext]; x1 [label=\"x1\", shape=plaintext]; "
+            "x2 [label=\"x2\", shape=plaintext]; x3 [label=\"x3\", shape=plaintext]; }\n"
+            "}\n");
+}
+
+TEST(Render, DotHasOneEdgePerChildAndIsDeterministic) {
+  const Tree tree = random_multiway_tree(500, 4, std::uint64_t{17});
+  const std::string dot = render_dot(tree);
+  std::size_t edges = 0;
+  for (std::size_t at = dot.find(" -> "); at != std::string::npos; at = dot.find(" -> ", at + 1)) ++edges;
+  EXPECT_EQ(edges, tree.node_count() - 1);
+  EXPECT_EQ(render_dot(parse_sexpr(to_sexpr(tree))), dot);
+}
+
+TEST(Render, Svg) {
+  if (!find_program("dot")) GTEST_SKIP() << "Graphviz 'dot' is not installed";
+  const SvgResult svg = render_svg(parse_sexpr("((0 1) (2 3 4))"), "t");
+  ASSERT_TRUE(svg.ok) << svg.error;
+  EXPECT_NE(svg.svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.svg.find(">x4<"), std::string::npos);
+  EXPECT_NE(svg.svg.find(">+ fused 3<"), std::string::npos);
+  // Invalid DOT: dot's own message comes back.
+  const SvgResult bad = render_svg_from_dot("digraph {");
+  EXPECT_FALSE(bad.ok);
+  EXPECT_NE(bad.error.find("failed"), std::string::npos) << bad.error;
+}
+
+TEST(Render, SvgRefusesHugeTreesAndReportsAMissingDot) {
+  const SvgResult big = render_svg(left_deep_tree(1000), "", 100);
+  EXPECT_FALSE(big.ok);
+  EXPECT_NE(big.error.find("1999 nodes"), std::string::npos) << big.error;
+
+  const char* saved = std::getenv("PATH");
+  const std::string path = saved ? saved : "";
+  ::setenv("PATH", "/nonexistent-fprev-dir", 1);
+  const SvgResult missing = render_svg(parse_sexpr("(0 1)"));
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_FALSE(missing.ok);
+  EXPECT_NE(missing.error.find("not found on PATH"), std::string::npos) << missing.error;
+}
+
+TEST(Render, DescribeGolden) {
+  Golden golden;
+  golden.meta.suite = "s";
+  golden.meta.case_id = "c";
+  golden.meta.backend = "b";
+  golden.meta.platform_key = "p";
+  golden.meta.library = "OpenBLAS";
+  golden.meta.library_version = "0.3.21";
+  golden.meta.tool_version = "0.1.0";
+  golden.meta.created = "2024-01-01";
+  golden.meta.extra["threads"] = "1";
+  golden.tree = parse_sexpr("((0 1) 2)");
+  const std::string text = describe_golden(golden);
+  EXPECT_NE(text.find("library:                OpenBLAS 0.3.21\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("extra.threads:          1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("tree:                   3 leaves, depth 2, arity {2: 2}, sequential\n"),
+            std::string::npos)
+      << text;
+  const Json json = golden_to_json(golden);
+  EXPECT_EQ(json.find("sexpr")->dump(), "\"((0 1) 2)\"");
+  EXPECT_EQ(json.find("metadata")->find("library_version")->dump(), "\"0.3.21\"");
+  EXPECT_EQ(json.find("summary")->find("description")->dump(), "\"sequential\"");
+}
+
+}  // namespace
+}  // namespace fprev

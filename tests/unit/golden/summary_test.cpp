@@ -1,0 +1,184 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "fprev/sexpr.hpp"
+#include "fprev/summary.hpp"
+#include "random_trees.hpp"
+
+namespace fprev {
+namespace {
+
+// Independent constructions of each pattern as S-expression text, straight from the definitions
+// (parse_sexpr accepts children in any order and canonicalises).
+std::string leaf(std::size_t i) { return std::to_string(i); }
+
+std::string chain_text(const std::vector<std::string>& items) {
+  std::string acc = items[0];
+  for (std::size_t i = 1; i < items.size(); ++i) acc = "(" + acc + " " + items[i] + ")";
+  return acc;
+}
+
+std::string halving_text(const std::vector<std::string>& items, std::size_t begin, std::size_t end) {
+  if (end - begin == 1) return items[begin];
+  const std::size_t m = (end - begin) / 2;
+  return "(" + halving_text(items, begin, begin + m) + " " + halving_text(items, begin + m, end) + ")";
+}
+
+std::vector<std::string> leaves(std::size_t begin, std::size_t end, std::size_t step = 1) {
+  std::vector<std::string> out;
+  for (std::size_t i = begin; i < end; i += step) out.push_back(leaf(i));
+  return out;
+}
+
+Tree sequential_tree(std::size_t n) { return parse_sexpr(chain_text(leaves(0, n))); }
+Tree reverse_tree(std::size_t n) {
+  std::vector<std::string> items;
+  for (std::size_t i = n; i-- > 0;) items.push_back(leaf(i));
+  return parse_sexpr(chain_text(items));
+}
+Tree pairwise_tree(std::size_t n) {
+  const auto items = leaves(0, n);
+  return parse_sexpr(halving_text(items, 0, n));
+}
+Tree strided_tree(std::size_t n, std::size_t k, bool pairwise) {
+  std::vector<std::string> lanes;
+  for (std::size_t r = 0; r < std::min(k, n); ++r) lanes.push_back(chain_text(leaves(r, n, k)));
+  return parse_sexpr(pairwise ? halving_text(lanes, 0, lanes.size()) : chain_text(lanes));
+}
+Tree blocked_tree(std::size_t n, std::size_t b) {
+  std::vector<std::string> blocks;
+  for (std::size_t begin = 0; begin < n; begin += b)
+    blocks.push_back(chain_text(leaves(begin, std::min(n, begin + b))));
+  return parse_sexpr(chain_text(blocks));
+}
+Tree fused_tree(std::size_t n, std::size_t w) {
+  std::string acc = "(";
+  std::size_t next = 0;
+  for (; next < std::min(n, w); ++next) acc += (next ? " " : "") + leaf(next);
+  acc += ")";
+  while (next < n) {
+    std::string node = "(" + acc;
+    for (std::size_t taken = 0; taken + 1 < w && next < n; ++taken, ++next) node += " " + leaf(next);
+    acc = node + ")";
+  }
+  return parse_sexpr(acc);
+}
+
+std::string describe(const Tree& tree) { return summarize(tree).description; }
+
+TEST(Summary, CountsDepthAndArity) {
+  const TreeSummary summary = summarize(parse_sexpr("(((0 1 2) 3 4) (5 6))"));
+  EXPECT_EQ(summary.leaves, 7u);
+  EXPECT_EQ(summary.inner_nodes, 4u);
+  EXPECT_EQ(summary.depth, 3u);
+  EXPECT_EQ(summary.arity, (std::map<std::size_t, std::size_t>{{2, 2}, {3, 2}}));
+  EXPECT_EQ(summary.max_arity, 3u);
+  EXPECT_EQ(format_arity(summary.arity), "{2: 2, 3: 2}");
+  EXPECT_FALSE(summary.recognized);
+  EXPECT_EQ(summary.description, "multiway tree (fused nodes up to 3 children), depth 3");
+  EXPECT_EQ(format_summary(summary),
+            "7 leaves, depth 3, arity {2: 2, 3: 2}, multiway tree (fused nodes up to 3 children), "
+            "depth 3");
+}
+
+TEST(Summary, RecognisesSequentialReverseAndPairwise) {
+  for (std::size_t n : {2u, 5u, 64u, 1000u}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(describe(sequential_tree(n)), "sequential");
+  }
+  for (std::size_t n : {4u, 5u, 1000u}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(describe(reverse_tree(n)), "reverse sequential");
+  }
+  for (std::size_t n : {4u, 6u, 7u, 1000u, 1024u}) {
+    SCOPED_TRACE(n);
+    EXPECT_EQ(describe(pairwise_tree(n)), "pairwise");
+  }
+  TreeBuilder single(1);
+  EXPECT_EQ(describe(single.build()), "single summand");
+  EXPECT_EQ(format_summary(summarize(single.build())), "1 leaf, depth 0, arity {}, single summand");
+}
+
+TEST(Summary, RecognisesStridedLanes) {
+  for (std::size_t n : {10u, 1000u, 1024u}) {
+    for (std::size_t k : {2u, 3u, 4u, 5u, 8u, 16u, 32u, 64u}) {
+      if (k >= n) continue;
+      SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k));
+      EXPECT_EQ(describe(strided_tree(n, k, true)),
+                std::to_string(k) + " lanes strided, lanes combined pairwise");
+      if (k >= 3) {  // with two lanes both combinations are the same tree
+        EXPECT_EQ(describe(strided_tree(n, k, false)),
+                  std::to_string(k) + " lanes strided, lanes combined sequentially");
+      }
+    }
+  }
+}
+
+TEST(Summary, RecognisesBlocksAndFusedGroups) {
+  for (std::size_t n : {1000u, 1024u}) {
+    for (std::size_t b : {3u, 4u, 64u, 100u}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+      EXPECT_EQ(describe(blocked_tree(n, b)),
+                "blocks of " + std::to_string(b) + " summed sequentially, block sums added sequentially");
+    }
+    for (std::size_t w : {3u, 5u, 9u, 17u}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " w=" + std::to_string(w));
+      EXPECT_EQ(describe(fused_tree(n, w)), "fused groups of " + std::to_string(w));
+    }
+  }
+  EXPECT_EQ(describe(parse_sexpr("(0 1 2 3 4)")), "one fused sum of 5 summands");
+}
+
+TEST(Summary, PatternBuildersMatchTheDefinitions) {
+  using patterns::LaneCombine;
+  for (std::size_t n : {1u, 2u, 3u, 7u, 100u}) {
+    SCOPED_TRACE(n);
+    EXPECT_TRUE(patterns::sequential(n) == sequential_tree(n));
+    EXPECT_TRUE(patterns::reverse(n) == reverse_tree(n));
+    EXPECT_TRUE(patterns::pairwise(n) == pairwise_tree(n));
+    for (std::size_t k : {1u, 3u, 8u, 200u}) {
+      EXPECT_TRUE(patterns::strided(n, k, LaneCombine::pairwise) == strided_tree(n, k, true));
+      EXPECT_TRUE(patterns::strided(n, k, LaneCombine::sequential) == strided_tree(n, k, false));
+    }
+    for (std::size_t b : {1u, 4u, 150u}) EXPECT_TRUE(patterns::blocked(n, b) == blocked_tree(n, b));
+    if (n >= 2) {
+      for (std::size_t w : {2u, 5u, 17u}) EXPECT_TRUE(patterns::fused_groups(n, w) == fused_tree(n, w));
+    }
+  }
+  EXPECT_EQ(to_sexpr(patterns::pairwise(3)), "(0 (1 2))");  // the left half is the smaller one
+  EXPECT_EQ(to_sexpr(patterns::strided(5, 2, LaneCombine::pairwise)), "(((0 2) 4) (1 3))");
+  EXPECT_EQ(to_sexpr(patterns::fused_groups(6, 3)), "(((0 1 2) 3 4) 5)");
+  EXPECT_THROW(patterns::fused_groups(5, 1), std::invalid_argument);
+}
+
+TEST(Summary, FallsBackToAGenericDescription) {
+  const Tree binary = random_binary_tree(500, std::uint64_t{3});
+  EXPECT_EQ(describe(binary), "binary tree, depth " + std::to_string(binary.depth()));
+  // Close to patterns but none of them (blocks of 3 would end with ((3 4) 5)).
+  EXPECT_EQ(describe(parse_sexpr("((((0 1) 2) (3 4)) 5)")), "binary tree, depth 4");
+  const Tree multiway = random_multiway_tree(500, 6, std::uint64_t{4});
+  ASSERT_GT(multiway.max_arity(), 2u);
+  EXPECT_EQ(describe(multiway), "multiway tree (fused nodes up to " +
+                                    std::to_string(multiway.max_arity()) + " children), depth " +
+                                    std::to_string(multiway.depth()));
+}
+
+TEST(Summary, IsFastForAHundredThousandLeaves) {
+  // No time is asserted; this keeps the cost visible in the test's duration.
+  constexpr std::size_t n = 100000;
+  EXPECT_EQ(describe(left_deep_tree(n)), "sequential");
+  EXPECT_EQ(describe(right_deep_tree(n)), "reverse sequential");
+  EXPECT_EQ(describe(balanced_tree(65536)), "pairwise");  // level-by-level = halving for 2^k
+}
+
+TEST(Summary, Json) {
+  const std::string json = summary_to_json(summarize(parse_sexpr("((0 1) (2 3))"))).dump();
+  EXPECT_EQ(json,
+            "{\"leaves\":4,\"inner_nodes\":3,\"depth\":2,\"arity\":{\"2\":3},\"max_arity\":2,"
+            "\"description\":\"pairwise\",\"recognized\":true}");
+}
+
+}  // namespace
+}  // namespace fprev
