@@ -16,6 +16,47 @@ Format parse_dtype(const std::string& name) {
   return *format;
 }
 
+std::vector<ParamSpec> case_param_specs() {
+  std::vector<ParamSpec> specs;
+  specs.push_back({"op", ParamType::choice, {"gemm"}, true, "", 0, INT64_MAX,
+                   "the operation: gemm (D = A*B, + C when beta = 1)"});
+  specs.push_back({"dtype", ParamType::choice,
+                   {"float16", "bfloat16", "tf32", "fp8_e4m3", "fp8_e5m2", "float64"}, true, "",
+                   0, INT64_MAX,
+                   "input format of A and B; volta/turing: float16, bfloat16; ampere: + tf32, "
+                   "float64; hopper: + fp8_e4m3, fp8_e5m2"});
+  specs.push_back({"output", ParamType::choice, {"float32", "float16", "bfloat16", "float64"},
+                   false, "", 0, INT64_MAX,
+                   "output format; default float32 (float64 for dtype float64)"});
+  specs.push_back({"m", ParamType::integer, {}, false, "16", 1, 4096,
+                   "rows of A (one probe per row)"});
+  specs.push_back({"n", ParamType::integer, {}, false, "16", 1, 4096, "columns of B"});
+  specs.push_back({"k", ParamType::integer, {}, true, "", 1, 1 << 24,
+                   "reduction length (leaves 0..k-1; C is leaf k)"});
+  specs.push_back({"beta", ParamType::integer, {}, false, "0", 0, 1,
+                   "1: D = A*B + C with C as leaf k (needs output float32)"});
+  return specs;
+}
+
+// The target spec of a resolved case on an instance (model and kernel configuration).
+GemmTargetSpec spec_from_params(const Params& params, const ArchModel& model,
+                                const GemmConfig& config) {
+  GemmTargetSpec spec;
+  spec.model = model;
+  spec.config = config;
+  if (param_str(params, "op") != "gemm")
+    throw ConfigError("op", "tcsim: unknown op '" + param_str(params, "op") + "'; allowed values: gemm");
+  spec.input = parse_dtype(param_str(params, "dtype"));
+  const bool has_output = params.count("output") != 0;
+  spec.output = has_output ? parse_dtype(param_str(params, "output"))
+                           : (spec.input == Format::float64 ? Format::float64 : Format::float32);
+  spec.m = static_cast<std::size_t>(param_int(params, "m"));
+  spec.n = static_cast<std::size_t>(param_int(params, "n"));
+  spec.k = static_cast<std::size_t>(param_int(params, "k"));
+  spec.beta = param_int(params, "beta") != 0;
+  return spec;
+}
+
 class TcsimInstance final : public BackendInstance {
  public:
   TcsimInstance(ArchModel model, GemmConfig config) : model_(std::move(model)), config_(config) {}
@@ -43,27 +84,7 @@ class TcsimInstance final : public BackendInstance {
     return id;
   }
 
-  std::vector<ParamSpec> case_params() const override {
-    std::vector<ParamSpec> specs;
-    specs.push_back({"op", ParamType::choice, {"gemm"}, true, "", 0, INT64_MAX,
-                     "the operation: gemm (D = A*B, + C when beta = 1)"});
-    specs.push_back({"dtype", ParamType::choice,
-                     {"float16", "bfloat16", "tf32", "fp8_e4m3", "fp8_e5m2", "float64"}, true, "",
-                     0, INT64_MAX,
-                     "input format of A and B; volta/turing: float16, bfloat16; ampere: + tf32, "
-                     "float64; hopper: + fp8_e4m3, fp8_e5m2"});
-    specs.push_back({"output", ParamType::choice, {"float32", "float16", "bfloat16", "float64"},
-                     false, "", 0, INT64_MAX,
-                     "output format; default float32 (float64 for dtype float64)"});
-    specs.push_back({"m", ParamType::integer, {}, false, "16", 1, 4096,
-                     "rows of A (one probe per row)"});
-    specs.push_back({"n", ParamType::integer, {}, false, "16", 1, 4096, "columns of B"});
-    specs.push_back({"k", ParamType::integer, {}, true, "", 1, 1 << 24,
-                     "reduction length (leaves 0..k-1; C is leaf k)"});
-    specs.push_back({"beta", ParamType::integer, {}, false, "0", 0, 1,
-                     "1: D = A*B + C with C as leaf k (needs output float32)"});
-    return specs;
-  }
+  std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
 
   void validate_case(const Params& params) const override { validate(spec_from(params)); }
 
@@ -73,20 +94,7 @@ class TcsimInstance final : public BackendInstance {
 
  private:
   GemmTargetSpec spec_from(const Params& params) const {
-    GemmTargetSpec spec;
-    spec.model = model_;
-    spec.config = config_;
-    if (param_str(params, "op") != "gemm")
-      throw ConfigError("op", "tcsim: unknown op '" + param_str(params, "op") + "'; allowed values: gemm");
-    spec.input = parse_dtype(param_str(params, "dtype"));
-    const bool has_output = params.count("output") != 0;
-    spec.output = has_output ? parse_dtype(param_str(params, "output"))
-                             : (spec.input == Format::float64 ? Format::float64 : Format::float32);
-    spec.m = static_cast<std::size_t>(param_int(params, "m"));
-    spec.n = static_cast<std::size_t>(param_int(params, "n"));
-    spec.k = static_cast<std::size_t>(param_int(params, "k"));
-    spec.beta = param_int(params, "beta") != 0;
-    return spec;
+    return spec_from_params(params, model_, config_);
   }
 
   ArchModel model_;
@@ -121,6 +129,17 @@ class TcsimBackend final : public Backend {
                      "alignment bits Hopper keeps below the significand (default " +
                          std::to_string(kDefaultHopperExtraBits) + ", an assumption)"});
     return specs;
+  }
+
+  // The case parameters do not depend on the instance, so suites are checked without opening one.
+  std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
+
+  // What can be checked without knowing the architecture (formats against each other, C against
+  // the output); the dtype against the architecture is checked by the instance when the case runs.
+  void validate_case(const Params& params) const override {
+    GemmTargetSpec spec = spec_from_params(params, arch_model(Arch::hopper), GemmConfig{});
+    spec.config.k_tile = static_cast<std::size_t>(spec.model.products_per_step);
+    validate(spec);
   }
 
   std::unique_ptr<BackendInstance> open(const Params& raw) const override {
