@@ -116,6 +116,13 @@ void ProbeSession::measure(std::span<const ProbeRequest> requests, std::span<Mea
     const auto start = Clock::now();
     try {
       target_.evaluate(probe_batch, outputs_);
+    } catch (const BatchInconsistent& e) {
+      fail(Finding::batch_inconsistent, e.what(),
+           describe_probe(requests[begin].plus, requests[begin].minus,
+                          requests[begin].active_count),
+           std::nullopt,
+           "the rows or columns of one batched call follow different orders (an edge kernel): "
+           "no single tree describes every output");
     } catch (const TargetError& e) {
       fail(Finding::target_error, std::string("the target failed: ") + e.what(),
            describe_probe(requests[begin].plus, requests[begin].minus,
@@ -142,6 +149,8 @@ std::vector<double> ProbeSession::evaluate_values(std::size_t rows, std::span<co
     const auto start = Clock::now();
     try {
       target_.evaluate(values, std::span<double>(outputs).subspan(begin, count));
+    } catch (const BatchInconsistent& e) {
+      fail(Finding::batch_inconsistent, e.what());
     } catch (const TargetError& e) {
       fail(Finding::target_error, std::string("the target failed on random input: ") + e.what());
     }

@@ -107,6 +107,14 @@ class TargetError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A batched call whose rows or columns carry the same input but disagree: the order depends on the
+// output position (e.g. an edge kernel for the last rows), so no single tree describes the target.
+// The engine reports it as Finding::batch_inconsistent.
+class BatchInconsistent : public TargetError {
+ public:
+  using TargetError::TargetError;
+};
+
 class Target {
  public:
   virtual ~Target() = default;

@@ -1,0 +1,213 @@
+// The blas backend through the registry: instance settings, identity, platform key, threads, the
+// FPREV_BLAS_LIBRARY override and case validation.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "blas_test_support.hpp"
+#include "fprev/blas/platform.hpp"
+
+namespace fprev::blas {
+namespace {
+
+using testing::blas_backend;
+using testing::open_blas;
+
+TEST(BlasBackend, IsRegisteredWithItsSettings) {
+  const Backend& backend = blas_backend();
+  EXPECT_EQ(backend.name(), "blas");
+  const auto params = backend.instance_params();
+  ASSERT_EQ(params.size(), 2u);
+  EXPECT_EQ(params[0].name, "library");
+  EXPECT_EQ(params[0].default_value, "openblas");
+  EXPECT_EQ(params[1].name, "threads");
+  EXPECT_EQ(params[1].default_value, "1");
+  EXPECT_EQ(params[1].min_value, 1);
+}
+
+TEST(BlasBackend, DefaultInstanceIsSingleThreadedOpenBlas) {
+  unsetenv(kLibraryEnvironmentVariable);
+  const auto instance = blas_backend().open({});
+  const Identity id = instance->identity();
+  EXPECT_EQ(id.library, "OpenBLAS");
+  EXPECT_EQ(id.details.at("threads"), "1");
+  EXPECT_EQ(id.details.at("library_requested"), "openblas");
+  EXPECT_EQ(id.details.count("library_override"), 0u);
+  EXPECT_TRUE(id.platform_key.ends_with("-t1")) << id.platform_key;
+}
+
+TEST(BlasBackend, IdentityNamesLibraryVersionConfigurationAndFile) {
+  const Identity id = open_blas("openblas")->identity();
+  EXPECT_FALSE(id.version.empty());
+  EXPECT_NE(id.version, "unknown");
+  EXPECT_NE(id.configuration.find(id.details.at("core")), std::string::npos);
+  EXPECT_FALSE(id.details.at("file").empty());
+  EXPECT_EQ(id.details.at("cpu_model"), describe_cpu().model);
+  EXPECT_EQ(id.details.at("isa"), describe_cpu().isa);
+}
+
+TEST(BlasBackend, PlatformKeyIsTheCpuAndThreadsNotTheLibrary) {
+  const std::string key = open_blas("openblas")->identity().platform_key;
+  EXPECT_EQ(key, platform_key(describe_cpu(), 1));
+  EXPECT_EQ(open_blas("openblas")->identity().platform_key, key);  // stable
+  // The core name is metadata: a new OpenBLAS picking another kernel compares with the old golden.
+  EXPECT_EQ(key.find(open_blas("openblas")->identity().details.at("core")), std::string::npos);
+  EXPECT_EQ(open_blas("openblas", 2)->identity().platform_key, platform_key(describe_cpu(), 2));
+  for (const std::string& other : std::vector<std::string>{"blis", "netlib", testing::toy_library()}) {
+    std::unique_ptr<BackendInstance> instance;
+    try {
+      instance = open_blas(other);
+    } catch (const BackendUnavailable&) {
+      continue;  // not installed
+    }
+    // Swapping the library keeps the key, so the swap is compared with the golden: a diff.
+    EXPECT_EQ(instance->identity().platform_key, key) << other;
+  }
+}
+
+TEST(BlasBackend, ThreadCountIsSetAndRecorded) {
+  EXPECT_EQ(open_blas("openblas", 2)->identity().details.at("threads"), "2");
+  EXPECT_EQ(open_blas("openblas", 1)->identity().details.at("threads"), "1");
+  FPREV_OPEN_OR_SKIP(blis, "blis", 2);
+  EXPECT_EQ(blis->identity().details.at("threads"), "2");
+}
+
+TEST(BlasBackend, LibraryWithoutThreadApiRefusesMoreThanOneThread) {
+  FPREV_OPEN_OR_SKIP(single, "netlib", 1);
+  EXPECT_EQ(single->identity().details.at("threads"), "1 (no thread API; assumed single-threaded)");
+  try {
+    open_blas("netlib", 2);
+    FAIL() << "netlib accepted threads: 2";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("no API to set its thread count"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(BlasBackend, MissingLibraryIsUnavailable) {
+  EXPECT_THROW(open_blas("/nonexistent/libblas.so.3"), BackendUnavailable);
+  EXPECT_THROW(open_blas("mkl"), ConfigError);
+  EXPECT_THROW(open_blas("openblas", 0), ConfigError);
+}
+
+class EnvironmentOverride : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv(kLibraryEnvironmentVariable); }
+};
+
+TEST_F(EnvironmentOverride, ReplacesTheLibraryOfEveryInstanceAndSaysSo) {
+  setenv(kLibraryEnvironmentVariable, testing::toy_library().c_str(), 1);
+  const auto instance = blas_backend().open({{"library", "openblas"}});
+  const Identity id = instance->identity();
+  EXPECT_NE(id.library, "OpenBLAS");
+  EXPECT_EQ(id.details.at("library_requested"), "openblas");
+  EXPECT_EQ(id.details.at("library_override"),
+            std::string(kLibraryEnvironmentVariable) + "=" + testing::toy_library());
+  EXPECT_EQ(id.platform_key, platform_key(describe_cpu(), 1));
+}
+
+TEST_F(EnvironmentOverride, EmptyValueChangesNothing) {
+  setenv(kLibraryEnvironmentVariable, "", 1);
+  EXPECT_EQ(blas_backend().open({})->identity().library, "OpenBLAS");
+}
+
+TEST_F(EnvironmentOverride, BadValueIsReportedAgainstTheVariable) {
+  setenv(kLibraryEnvironmentVariable, "not-a-blas", 1);
+  try {
+    blas_backend().open({});
+    FAIL() << "accepted FPREV_BLAS_LIBRARY=not-a-blas";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("FPREV_BLAS_LIBRARY: ", 0), 0u) << e.what();
+  }
+  setenv(kLibraryEnvironmentVariable, "/nonexistent/libx.so", 1);
+  EXPECT_THROW(blas_backend().open({}), BackendUnavailable);
+}
+
+// ---- case parameters --------------------------------------------------------------------------
+
+Params resolved(const BackendInstance& instance, const Params& params) {
+  return resolve_params(instance.case_params(), params, "test case");
+}
+
+void expect_config_error(const BackendInstance& instance, const Params& params,
+                         const std::string& parameter, const std::string& fragment) {
+  try {
+    instance.validate_case(resolved(instance, params));
+    ADD_FAILURE() << "accepted a bad case (" << fragment << ")";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.parameter(), parameter) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(BlasCases, AcceptsEveryOpWithItsShape) {
+  const auto instance = open_blas("openblas");
+  for (const Params& p : std::vector<Params>{
+           {{"op", "dot"}, {"n", "7"}},
+           {{"op", "dot"}, {"n", "7"}, {"dtype", "float64"}},
+           {{"op", "gemv"}, {"m", "3"}, {"n", "5"}, {"trans", "T"}, {"beta", "1"}},
+           {{"op", "gemm"}, {"m", "3"}, {"n", "4"}, {"k", "5"}, {"trans", "TN"}},
+           {{"op", "gemm"}, {"m", "1"}, {"n", "1"}, {"k", "1"}}}) {
+    EXPECT_NO_THROW(instance->validate_case(resolved(*instance, p)));
+    const auto target = instance->make_target(resolved(*instance, p));
+    EXPECT_GE(target->info().max_batch, 1u);
+  }
+}
+
+TEST(BlasCases, RejectsParametersThatDoNotFitTheOp) {
+  const auto instance = open_blas("openblas");
+  expect_config_error(*instance, {{"op", "dot"}, {"n", "7"}, {"m", "3"}}, "m", "does not apply");
+  expect_config_error(*instance, {{"op", "dot"}, {"n", "7"}, {"beta", "1"}}, "beta",
+                      "does not apply");
+  expect_config_error(*instance, {{"op", "gemv"}, {"n", "7"}}, "m", "needs 'm'");
+  expect_config_error(*instance, {{"op", "gemv"}, {"m", "2"}, {"n", "7"}, {"trans", "TN"}},
+                      "trans", "N or T");
+  expect_config_error(*instance, {{"op", "gemm"}, {"m", "2"}, {"n", "7"}}, "k", "needs 'k'");
+  expect_config_error(*instance, {{"op", "gemm"}, {"m", "2"}, {"n", "7"}, {"k", "3"}, {"trans", "T"}},
+                      "trans", "NN, NT, TN or TT");
+  expect_config_error(*instance,
+                      {{"op", "gemm"}, {"m", "100000"}, {"n", "100000"}, {"k", "3"}}, "",
+                      "too large");
+  EXPECT_THROW(resolved(*instance, {{"op", "gemm"}, {"n", "1"}, {"beta", "2"}}), ConfigError);
+  EXPECT_THROW(resolved(*instance, {{"op", "axpy"}, {"n", "1"}}), ConfigError);
+}
+
+TEST(BlasCases, OpsTheLibraryLacksAreRefusedNamingTheSymbol) {
+  const auto toy = open_blas(testing::toy_library());
+  EXPECT_NO_THROW(toy->validate_case(resolved(*toy, {{"op", "dot"}, {"n", "4"}})));
+  expect_config_error(*toy, {{"op", "dot"}, {"n", "4"}, {"dtype", "float64"}}, "op", "lacks ddot_");
+  expect_config_error(*toy, {{"op", "gemm"}, {"m", "2"}, {"n", "2"}, {"k", "2"}, {"dtype", "float64"}},
+                      "op", "lacks dgemm_");
+  EXPECT_THROW(toy->make_target(resolved(*toy, {{"op", "gemv"}, {"m", "2"}, {"n", "2"},
+                                                 {"dtype", "float64"}})),
+               ConfigError);
+}
+
+TEST(BlasCases, TargetsDescribeThemselvesAndTheirSummands) {
+  const auto instance = open_blas("openblas");
+  const auto gemm = instance->make_target(
+      resolved(*instance, {{"op", "gemm"}, {"m", "8"}, {"n", "4"}, {"k", "33"}, {"beta", "1"},
+                           {"trans", "TN"}, {"dtype", "float64"}}));
+  const TargetInfo& info = gemm->info();
+  EXPECT_EQ(info.n, 34u);  // k products and the old C
+  EXPECT_EQ(info.max_batch, 7u);  // one row repeats the first input
+  EXPECT_EQ(info.traits.summand, SummandKind::product_shared_rhs);
+  EXPECT_EQ(info.traits.input, Format::float64);
+  EXPECT_EQ(info.traits.accumulator, Format::float64);
+  EXPECT_NE(info.description.find("dgemm TN m=8 n=4 k=33 beta=1"), std::string::npos)
+      << info.description;
+
+  const auto gemv = instance->make_target(
+      resolved(*instance, {{"op", "gemv"}, {"m", "5"}, {"n", "9"}, {"trans", "T"}}));
+  EXPECT_EQ(gemv->info().n, 5u);          // y = A^T x sums over the m rows of A
+  EXPECT_EQ(gemv->info().max_batch, 8u);  // n outputs, one kept for the check
+
+  const auto dot = instance->make_target(resolved(*instance, {{"op", "dot"}, {"n", "100"}}));
+  EXPECT_EQ(dot->info().n, 100u);
+  EXPECT_EQ(dot->info().max_batch, 1u);
+  EXPECT_EQ(dot->info().traits.summand, SummandKind::product);
+  EXPECT_EQ(dot->info().traits.output, Format::float32);
+}
+
+}  // namespace
+}  // namespace fprev::blas

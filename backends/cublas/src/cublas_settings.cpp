@@ -1,0 +1,150 @@
+// Instance settings of the cuBLAS backend (device, math mode, workspace, ...) and the platform key.
+// Pure C++: no GPU needed, so it is unit-tested everywhere.
+#include <cublas_api.h>
+
+#include <charconv>
+#include <limits>
+#include <string>
+
+#include "fprev/backends/cublas.hpp"
+
+namespace fprev::cublas {
+namespace {
+
+struct MathModeName {
+  MathMode mode;
+  std::string_view name;
+};
+constexpr MathModeName kMathModes[] = {
+    {MathMode::default_math, "default"}, {MathMode::tensor_op, "tensor_op"},
+    {MathMode::pedantic, "pedantic"},    {MathMode::tf32, "tf32"},
+    {MathMode::bf16x9, "bf16x9"},        {MathMode::fp64_fixedpoint, "fp64_fixedpoint"},
+};
+
+struct StrategyName {
+  EmulationStrategy strategy;
+  std::string_view name;
+};
+constexpr StrategyName kStrategies[] = {
+    {EmulationStrategy::library_default, "default"},
+    {EmulationStrategy::performant, "performant"},
+    {EmulationStrategy::eager, "eager"},
+};
+
+}  // namespace
+
+std::string_view to_string(MathMode mode) {
+  for (const auto& entry : kMathModes)
+    if (entry.mode == mode) return entry.name;
+  return "?";
+}
+
+std::string_view to_string(EmulationStrategy strategy) {
+  for (const auto& entry : kStrategies)
+    if (entry.strategy == strategy) return entry.name;
+  return "?";
+}
+
+bool math_mode_supported_by_build(MathMode mode) {
+  switch (mode) {
+    case MathMode::bf16x9:
+      return CUBLAS_VERSION >= 120900;  // CUBLAS_FP32_EMULATED_BF16X9_MATH appeared in 12.9
+    case MathMode::fp64_fixedpoint:
+      return CUBLAS_VERSION >= 130100;  // CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH
+    default:
+      return true;
+  }
+}
+
+bool emulation_strategy_supported_by_build() { return CUBLAS_VERSION >= 120900; }
+
+std::string format_cuda_version(int version) {
+  if (version <= 0) return "none";
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::vector<ParamSpec> instance_param_specs() {
+  std::vector<std::string> modes;
+  for (const auto& entry : kMathModes) modes.emplace_back(entry.name);
+  std::vector<std::string> strategies;
+  for (const auto& entry : kStrategies) strategies.emplace_back(entry.name);
+  return {
+      {"device", ParamType::integer, {}, false, "0", 0, 1023, "CUDA device ordinal"},
+      {"math_mode", ParamType::choice, modes, false, "default", 0, INT64_MAX,
+       "cublasSetMathMode: default (CUBLAS_DEFAULT_MATH), tensor_op (CUBLAS_TENSOR_OP_MATH, "
+       "deprecated: float32 inputs may be rounded to float16), pedantic (CUBLAS_PEDANTIC_MATH), "
+       "tf32 (CUBLAS_TF32_TENSOR_OP_MATH), bf16x9 (CUBLAS_FP32_EMULATED_BF16X9_MATH), "
+       "fp64_fixedpoint (CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH); ignored by lt_matmul"},
+      {"reduced_precision_reduction", ParamType::boolean, {}, false, "true", 0, INT64_MAX,
+       "false adds CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION to the math mode"},
+      {"atomics", ParamType::boolean, {}, false, "false", 0, INT64_MAX,
+       "cublasSetAtomicsMode: true allows routines that use atomics (non-deterministic)"},
+      {"workspace", ParamType::string, {}, false, "default", 0, INT64_MAX,
+       "cublasSetWorkspace size in bytes (suffixes KiB, MiB, GiB), or default (cuBLAS's own "
+       "pool, sized by CUBLAS_WORKSPACE_CONFIG); also the cuBLASLt workspace (default 32MiB)"},
+      {"emulation_strategy", ParamType::choice, strategies, false, "default", 0, INT64_MAX,
+       "cublasSetEmulationStrategy for the bf16x9 and fp64_fixedpoint math modes"},
+  };
+}
+
+std::optional<std::size_t> parse_workspace(const std::string& text) {
+  if (text == "default") return std::nullopt;
+  const auto fail = [&text]() -> ConfigError {
+    return ConfigError("workspace", "cublas: 'workspace' must be 'default' or a size in bytes "
+                                    "(optionally with KiB, MiB or GiB), got '" + text + "'");
+  };
+  std::uint64_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == begin) throw fail();
+  const std::string_view suffix(ptr, static_cast<std::size_t>(end - ptr));
+  unsigned shift = 0;
+  if (suffix == "KiB") {
+    shift = 10;
+  } else if (suffix == "MiB") {
+    shift = 20;
+  } else if (suffix == "GiB") {
+    shift = 30;
+  } else if (!suffix.empty()) {
+    throw fail();
+  }
+  if (value > (std::uint64_t{1} << 40) >> shift)
+    throw ConfigError("workspace", "cublas: 'workspace' " + text + " is larger than 1TiB");
+  return static_cast<std::size_t>(value << shift);
+}
+
+InstanceSettings parse_instance_settings(const Params& resolved) {
+  InstanceSettings settings;
+  settings.device = static_cast<int>(param_int(resolved, "device"));
+  const std::string& mode = param_str(resolved, "math_mode");
+  for (const auto& entry : kMathModes)
+    if (entry.name == mode) settings.math_mode = entry.mode;
+  if (!math_mode_supported_by_build(settings.math_mode))
+    throw ConfigError("math_mode", "cublas: math_mode '" + mode +
+                                       "' needs a newer cuBLAS than this build's " +
+                                       std::to_string(CUBLAS_VERSION));
+  settings.reduced_precision_reduction = param_str(resolved, "reduced_precision_reduction") == "true";
+  settings.atomics = param_str(resolved, "atomics") == "true";
+  settings.workspace_bytes = parse_workspace(param_str(resolved, "workspace"));
+  const std::string& strategy = param_str(resolved, "emulation_strategy");
+  for (const auto& entry : kStrategies)
+    if (entry.name == strategy) settings.emulation = entry.strategy;
+  if (settings.emulation != EmulationStrategy::library_default &&
+      !emulation_strategy_supported_by_build())
+    throw ConfigError("emulation_strategy",
+                      "cublas: 'emulation_strategy' needs cuBLAS 12.9 or newer");
+  return settings;
+}
+
+std::string format_platform_key(const DeviceDescription& device, const InstanceSettings& settings) {
+  std::string key = "sm" + std::to_string(device.cc_major) + std::to_string(device.cc_minor) + "-" +
+                    std::to_string(device.sm_count) + "sm-" + std::string(to_string(settings.math_mode));
+  if (!settings.reduced_precision_reduction) key += "-norpr";
+  if (settings.atomics) key += "-atomics";
+  if (settings.emulation != EmulationStrategy::library_default)
+    key += "-emu_" + std::string(to_string(settings.emulation));
+  return key;
+}
+
+}  // namespace fprev::cublas

@@ -1,0 +1,68 @@
+// Revealing OpenBLAS routines (1 thread) with FPRev: the time of a whole reveal (determinism check,
+// probes, verification) and how much of it is spent inside the BLAS.
+//
+// The published FPRev implementation needs about 0.36 s for an sdot of 16384, 2.0 s for a
+// 512x512x512 sgemm and 37 s for 1024x1024x1024 (papers/000 Sec. 7). Targets for this one: under
+// 90 ms with >= 90% of the time in OpenBLAS for the sdot, under 40 ms and 0.4 s for the sgemms
+// (one probe per row of A, so one sgemm call evaluates up to m - 1 probes).
+//
+// Counters: probes, target_calls, target_fraction (time inside Target::evaluate / reveal time).
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+
+#include "fprev/backend.hpp"
+#include "fprev/reveal.hpp"
+
+namespace {
+
+const fprev::BackendInstance* openblas() {
+  static const std::unique_ptr<fprev::BackendInstance> instance = []() -> std::unique_ptr<fprev::BackendInstance> {
+    const fprev::Backend* backend = fprev::builtin_backends().find("blas");
+    if (backend == nullptr) return nullptr;
+    try {
+      return backend->open({{"library", "openblas"}, {"threads", "1"}});
+    } catch (const std::exception&) {
+      return nullptr;
+    }
+  }();
+  return instance.get();
+}
+
+void reveal_openblas(benchmark::State& state, const fprev::Params& case_params) {
+  const fprev::BackendInstance* instance = openblas();
+  if (instance == nullptr) {
+    state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
+    return;
+  }
+  const fprev::Params resolved =
+      fprev::resolve_params(instance->case_params(), case_params, "blas_reveal_bench");
+  const std::unique_ptr<fprev::Target> target = instance->make_target(resolved);
+  fprev::RevealStats stats;
+  for (auto _ : state) {
+    fprev::RevealResult result = fprev::reveal(*target);
+    stats = result.stats;
+    benchmark::DoNotOptimize(result.tree.node_count());
+  }
+  state.SetLabel(target->info().description);
+  state.counters["leaves"] = static_cast<double>(target->info().n);
+  state.counters["probes"] = static_cast<double>(stats.probes);
+  state.counters["target_calls"] = static_cast<double>(stats.target_calls);
+  state.counters["target_fraction"] =
+      stats.total_seconds > 0 ? stats.target_seconds / stats.total_seconds : 0.0;
+}
+
+BENCHMARK_CAPTURE(reveal_openblas, sdot_16384, fprev::Params{{"op", "dot"}, {"n", "16384"}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(reveal_openblas, sgemm_512,
+                  fprev::Params{{"op", "gemm"}, {"m", "512"}, {"n", "512"}, {"k", "512"}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(reveal_openblas, sgemm_1024,
+                  fprev::Params{{"op", "gemm"}, {"m", "1024"}, {"n", "1024"}, {"k", "1024"}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
