@@ -85,7 +85,10 @@ void check_simulation(ProbeSession& session, const Tree& tree, const RevealOptio
   const TargetInfo& info = session.info();
   const NumericTraits& traits = info.traits;
   if (options.verify_inputs == 0 || tree.leaf_count() < 2) return;
-  if (tree.max_arity() > 2 && !traits.simulate_fused) return;  // no model for this accelerator
+  // No model for this accelerator. On a target that fuses, even a 2-child node may be a fused sum
+  // (e.g. a Tensor Core step adding two products) that truncates instead of rounding.
+  const bool may_fuse = tree.max_arity() > 2 || traits.max_fused_width > 2;
+  if (may_fuse && !traits.simulate_fused) return;
   const std::size_t rows = options.verify_inputs;
   const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0x51a1, 12);
   const std::vector<double> outputs = session.evaluate_values(rows, inputs.a, inputs.b);
