@@ -137,33 +137,27 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   // from the opened instance), and a broken one is reported as such, never overwritten.
   OpenInstance& instance = open(suite, c.backend_instance);
   if (instance.instance) {
-    const auto path = golden_path(options_.golden_root, suite.name, c.backend_instance,
-                                  instance.identity.platform_key, c.id);
-    if (!std::filesystem::exists(path)) {
-      result.suite = suite.name;
-      result.backend = c.backend_instance;
-      result.case_id = c.id;
-      result.identity = instance.identity;
-      result.platform_key = instance.identity.platform_key;
-      result.golden_path = path;
+    result.suite = suite.name;
+    result.backend = c.backend_instance;
+    result.case_id = c.id;
+    result.identity = instance.identity;
+    result.platform_key = instance.identity.platform_key;
+    result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
+                                     result.platform_key, c.id);
+    const std::string fix = update_command(suite.name, c.backend_instance, c.id);
+    if (!std::filesystem::exists(result.golden_path)) {
       result.status = CaseStatus::missing_golden;
-      result.message = "no golden for platform '" + result.platform_key + "'; create it with: " +
-                       update_command(suite.name, c.backend_instance, c.id);
-      result.seconds = seconds_since(start);
-      return result;
+      result.message = "no golden for platform '" + result.platform_key + "'; create it with: " + fix;
+    } else {
+      try {
+        result.golden = read_golden(result.golden_path);
+      } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
+        result.status = CaseStatus::broken_golden;
+        result.message =
+            std::string(e.what()) + "; restore it from version control or re-create it with: " + fix;
+      }
     }
-    try {
-      result.golden = read_golden(path);
-    } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
-      result.suite = suite.name;
-      result.backend = c.backend_instance;
-      result.case_id = c.id;
-      result.identity = instance.identity;
-      result.platform_key = instance.identity.platform_key;
-      result.golden_path = path;
-      result.status = CaseStatus::broken_golden;
-      result.message = std::string(e.what()) + "; restore it from version control or re-create it with: " +
-                       update_command(suite.name, c.backend_instance, c.id);
+    if (!result.golden) {
       result.seconds = seconds_since(start);
       return result;
     }

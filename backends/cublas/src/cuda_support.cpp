@@ -24,45 +24,19 @@ void throw_cublas_error(cublasStatus_t status, const char* function) {
 
 // ---- memory ------------------------------------------------------------------------------------
 
-DeviceMemory::DeviceMemory(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) check(cudaMalloc(&ptr_, bytes), "cudaMalloc");
+void* DeviceAllocator::allocate(std::size_t bytes) {
+  void* ptr = nullptr;
+  check(cudaMalloc(&ptr, bytes), "cudaMalloc");
+  return ptr;
 }
+void DeviceAllocator::release(void* ptr) { (void)cudaFree(ptr); }
 
-DeviceMemory::~DeviceMemory() {
-  if (ptr_ != nullptr) (void)cudaFree(ptr_);  // errors cannot be reported from a destructor
+void* PinnedAllocator::allocate(std::size_t bytes) {
+  void* ptr = nullptr;
+  check(cudaMallocHost(&ptr, bytes), "cudaMallocHost");
+  return ptr;
 }
-
-DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-
-DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
-  if (this != &other) {
-    if (ptr_ != nullptr) (void)cudaFree(ptr_);
-    ptr_ = std::exchange(other.ptr_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-  }
-  return *this;
-}
-
-PinnedMemory::PinnedMemory(std::size_t bytes) : bytes_(bytes) {
-  if (bytes > 0) check(cudaMallocHost(&ptr_, bytes), "cudaMallocHost");
-}
-
-PinnedMemory::~PinnedMemory() {
-  if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
-}
-
-PinnedMemory::PinnedMemory(PinnedMemory&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-
-PinnedMemory& PinnedMemory::operator=(PinnedMemory&& other) noexcept {
-  if (this != &other) {
-    if (ptr_ != nullptr) (void)cudaFreeHost(ptr_);
-    ptr_ = std::exchange(other.ptr_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-  }
-  return *this;
-}
+void PinnedAllocator::release(void* ptr) { (void)cudaFreeHost(ptr); }
 
 // ---- handles -----------------------------------------------------------------------------------
 

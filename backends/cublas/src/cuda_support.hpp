@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <type_traits>
 
 #include "fprev/target.hpp"
@@ -33,16 +34,28 @@ std::string describe(cublasStatus_t status);
 
 // ---- memory ------------------------------------------------------------------------------------
 
-// Device memory from cudaMalloc (256-byte aligned, as cuBLAS and cuBLASLt want it).
-class DeviceMemory {
+// Owning CUDA memory; `Allocator` supplies allocate(bytes) -> void* (throwing TargetError) and
+// release(void*) (errors cannot be reported from a destructor).
+template <class Allocator>
+class CudaMemory {
  public:
-  DeviceMemory() = default;
-  explicit DeviceMemory(std::size_t bytes);
-  ~DeviceMemory();
-  DeviceMemory(DeviceMemory&& other) noexcept;
-  DeviceMemory& operator=(DeviceMemory&& other) noexcept;
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
+  CudaMemory() = default;
+  explicit CudaMemory(std::size_t bytes) : bytes_(bytes) {
+    if (bytes > 0) ptr_ = Allocator::allocate(bytes);
+  }
+  ~CudaMemory() { reset(); }
+  CudaMemory(CudaMemory&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+  CudaMemory& operator=(CudaMemory&& other) noexcept {
+    if (this != &other) {
+      reset();
+      ptr_ = std::exchange(other.ptr_, nullptr);
+      bytes_ = std::exchange(other.bytes_, 0);
+    }
+    return *this;
+  }
+  CudaMemory(const CudaMemory&) = delete;
+  CudaMemory& operator=(const CudaMemory&) = delete;
 
   void* get() const { return ptr_; }
   template <class T>
@@ -52,32 +65,24 @@ class DeviceMemory {
   std::size_t bytes() const { return bytes_; }
 
  private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// Page-locked host memory (cudaMallocHost) so copies are true DMA transfers on our stream.
-class PinnedMemory {
- public:
-  PinnedMemory() = default;
-  explicit PinnedMemory(std::size_t bytes);
-  ~PinnedMemory();
-  PinnedMemory(PinnedMemory&& other) noexcept;
-  PinnedMemory& operator=(PinnedMemory&& other) noexcept;
-  PinnedMemory(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(const PinnedMemory&) = delete;
-
-  void* get() const { return ptr_; }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
+  void reset() {
+    if (ptr_ != nullptr) Allocator::release(ptr_);
+    ptr_ = nullptr;
   }
-  std::size_t bytes() const { return bytes_; }
-
- private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+struct DeviceAllocator {  // cudaMalloc: 256-byte aligned, as cuBLAS and cuBLASLt want it
+  static void* allocate(std::size_t bytes);
+  static void release(void* ptr);
+};
+struct PinnedAllocator {  // cudaMallocHost: page-locked, so copies are DMA transfers on our stream
+  static void* allocate(std::size_t bytes);
+  static void release(void* ptr);
+};
+using DeviceMemory = CudaMemory<DeviceAllocator>;
+using PinnedMemory = CudaMemory<PinnedAllocator>;
 
 // ---- handles -----------------------------------------------------------------------------------
 
