@@ -1,11 +1,11 @@
 // Instance settings of the cuBLAS backend (device, math mode, workspace, ...) and the platform key.
-// Pure C++: no GPU needed, so it is unit-tested everywhere.
-#include <cublas_api.h>
-
+// Pure C++ without CUDA headers: built and unit-tested on every machine, toolkit or not (what the
+// cuBLAS headers of the build support is asked through cuda_seam.hpp).
 #include <charconv>
 #include <limits>
 #include <string>
 
+#include "cuda_seam.hpp"
 #include "fprev/backends/cublas.hpp"
 
 namespace fprev::cublas {
@@ -46,17 +46,23 @@ std::string_view to_string(EmulationStrategy strategy) {
 }
 
 bool math_mode_supported_by_build(MathMode mode) {
+  // Without the toolkit no cuBLAS headers constrain the settings; open() reports the missing
+  // toolkit instead, so a suite reads the same (and is skipped the same) on every such machine.
+  if (!built_with_cuda_toolkit()) return true;
   switch (mode) {
-    case MathMode::bf16x9:
-      return CUBLAS_VERSION >= 120900;  // CUBLAS_FP32_EMULATED_BF16X9_MATH appeared in 12.9
-    case MathMode::fp64_fixedpoint:
-      return CUBLAS_VERSION >= 130100;  // CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH
+    case MathMode::bf16x9:  // CUBLAS_FP32_EMULATED_BF16X9_MATH appeared in cuBLAS 12.9
+      return detail::cublas_build_version() >= 120900;
+    case MathMode::fp64_fixedpoint:  // CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH in cuBLAS 13.1
+      return detail::cublas_build_version() >= 130100;
     default:
       return true;
   }
 }
 
-bool emulation_strategy_supported_by_build() { return CUBLAS_VERSION >= 120900; }
+bool emulation_strategy_supported_by_build() {
+  // cublasSetEmulationStrategy appeared in cuBLAS 12.9.
+  return !built_with_cuda_toolkit() || detail::cublas_build_version() >= 120900;
+}
 
 std::string format_cuda_version(int version) {
   if (version <= 0) return "none";
@@ -123,7 +129,7 @@ InstanceSettings parse_instance_settings(const Params& resolved) {
   if (!math_mode_supported_by_build(settings.math_mode))
     throw ConfigError("math_mode", "cublas: math_mode '" + mode +
                                        "' needs a newer cuBLAS than this build's " +
-                                       std::to_string(CUBLAS_VERSION));
+                                       std::to_string(detail::cublas_build_version()));
   settings.reduced_precision_reduction = param_str(resolved, "reduced_precision_reduction") == "true";
   settings.atomics = param_str(resolved, "atomics") == "true";
   settings.workspace_bytes = parse_workspace(param_str(resolved, "workspace"));

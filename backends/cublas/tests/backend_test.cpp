@@ -40,7 +40,40 @@ TEST(CublasBackend, SuitesAreValidatedWithoutOpeningAnInstance) {
   EXPECT_THROW(backend.validate_case(bad), ConfigError);
 }
 
+TEST(CublasBackend, WithoutTheToolkitOpenSaysTheToolkitIsMissing) {
+  if (built_with_cuda_toolkit()) GTEST_SKIP() << "built with the CUDA toolkit";
+  // Every instance is unavailable, whatever its (valid) settings, and the reason tells the user
+  // what is missing and what to do.
+  for (const Params& settings : {Params{}, Params{{"math_mode", "tf32"}, {"device", "1"}}}) {
+    try {
+      cublas_backend().open(settings);
+      FAIL() << "open() succeeded in a build without the CUDA toolkit";
+    } catch (const BackendUnavailable& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("built without the CUDA toolkit"), std::string::npos) << message;
+      EXPECT_NE(message.find("find_package(CUDAToolkit)"), std::string::npos) << message;
+      EXPECT_NE(message.find("CUDA 12+"), std::string::npos) << message;
+    }
+  }
+  // The device query (which the GPU tests skip on) gives the same reason.
+  EXPECT_FALSE(fprev_cuda_device_available());
+  EXPECT_NE(fprev_cuda_skip_reason().find("built without the CUDA toolkit"), std::string::npos)
+      << fprev_cuda_skip_reason();
+}
+
+TEST(CublasBackend, WithoutTheToolkitEveryMathModeStillParses) {
+  if (built_with_cuda_toolkit()) GTEST_SKIP() << "built with the CUDA toolkit";
+  // No cuBLAS headers to compare against: a suite asking for the newest math modes must read the
+  // same as anywhere else and be skipped as unavailable, not rejected as misconfigured.
+  for (const char* mode : {"bf16x9", "fp64_fixedpoint"}) {
+    EXPECT_NO_THROW(settings_from({{"math_mode", mode}})) << mode;
+    EXPECT_THROW(cublas_backend().open({{"math_mode", mode}}), BackendUnavailable) << mode;
+  }
+  EXPECT_NO_THROW(settings_from({{"emulation_strategy", "eager"}}));
+}
+
 TEST(CublasBackend, WithoutADeviceOpenSaysNoCudaDevice) {
+  if (!built_with_cuda_toolkit()) GTEST_SKIP() << "built without the CUDA toolkit";
   if (fprev_cuda_device_available()) GTEST_SKIP() << "a CUDA device is visible";
   // The runtime library loaded and answered without crashing; the reason names the CUDA error.
   const std::string reason = fprev_cuda_skip_reason();
@@ -58,7 +91,12 @@ TEST(CublasBackend, AskingForAMissingDeviceOrdinalIsUnavailable) {
   // Whatever this machine has, ordinal 1023 is not there.
   const DeviceQuery query = query_cuda_device(1023);
   EXPECT_FALSE(query.device.has_value());
-  EXPECT_EQ(query.reason.rfind("no CUDA device", 0), 0u) << query.reason;
+  if (built_with_cuda_toolkit()) {
+    EXPECT_EQ(query.reason.rfind("no CUDA device", 0), 0u) << query.reason;
+  } else {
+    EXPECT_NE(query.reason.find("built without the CUDA toolkit"), std::string::npos)
+        << query.reason;
+  }
   EXPECT_THROW(cublas_backend().open({{"device", "1023"}}), BackendUnavailable);
 }
 

@@ -3,8 +3,10 @@
 // formats float16, bfloat16, tf32, fp8).
 //
 // This header is free of CUDA types on purpose: it is the part of the backend that can be used and
-// tested without a GPU (settings, case validation, numeric traits, platform keys). Everything that
-// talks to the GPU lives in src/.
+// tested without a GPU, and without the CUDA toolkit (settings, case validation, numeric traits,
+// platform keys). Everything that talks to the GPU lives in src/cuda/. The backend is registered in
+// every build; one made without the CUDA toolkit validates suites and lists their cases as usual,
+// and its open() throws BackendUnavailable saying that the toolkit was missing.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +25,13 @@ namespace fprev {
 void register_cublas_backend(BackendRegistry& registry);
 
 namespace cublas {
+
+// ---- the build ---------------------------------------------------------------------------------
+
+// Whether CMake found a usable CUDA toolkit (12.0+, with cudart, cuBLAS and cuBLASLt) when this
+// build was configured. Without it there is no device query and open() always throws
+// BackendUnavailable with the reason.
+bool built_with_cuda_toolkit();
 
 // ---- the device --------------------------------------------------------------------------------
 
@@ -45,6 +54,7 @@ struct DeviceQuery {
 
 // Asks the CUDA runtime for device `ordinal`. Never throws and never crashes without a driver:
 // the runtime reports cudaErrorInsufficientDriver / cudaErrorNoDevice, which end up in `reason`.
+// In a build without the CUDA toolkit the reason says so.
 DeviceQuery query_cuda_device(int ordinal = 0);
 
 // 12040 -> "12.4", 13000 -> "13.0"; 0 (no driver) -> "none".
@@ -86,7 +96,7 @@ InstanceSettings parse_instance_settings(const Params& resolved);
 std::optional<std::size_t> parse_workspace(const std::string& text);
 
 // Whether the cuBLAS headers this backend was compiled against know a math mode / the emulation
-// strategy API.
+// strategy API. True in a build without the toolkit: there open() reports the missing toolkit.
 bool math_mode_supported_by_build(MathMode mode);
 bool emulation_strategy_supported_by_build();
 
