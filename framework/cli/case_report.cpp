@@ -40,6 +40,20 @@ std::string detail_of(const CaseResult& r) {
   return "";
 }
 
+// The golden's tree against the revealed one, indented under the case's line.
+void print_indented_diff(std::ostream& out, const CaseResult& r, const char* old_name,
+                         const char* new_name) {
+  DiffLabels labels;
+  labels.old_name = old_name;
+  labels.new_name = new_name;
+  labels.old_identity = golden_identity(r.golden->meta);
+  labels.new_identity = identity_text(r.identity);
+  labels.case_id = r.case_id;
+  labels.platform_key = r.platform_key;
+  std::istringstream text(render_diff_text(r.golden->tree, *r.revealed, labels));
+  for (std::string line; std::getline(text, line);) out << "  " << line << "\n";
+}
+
 }  // namespace
 
 std::string identity_text(const Identity& identity) {
@@ -54,13 +68,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict) {
   switch (r.status) {
     case CaseStatus::differs: {
       out << "FAILED " << name << ": the summation tree changed\n";
-      DiffLabels labels;
-      labels.old_identity = golden_identity(r.golden->meta);
-      labels.new_identity = identity_text(r.identity);
-      labels.case_id = r.case_id;
-      labels.platform_key = r.platform_key;
-      std::istringstream text(render_diff_text(r.golden->tree, *r.revealed, labels));
-      for (std::string line; std::getline(text, line);) out << "  " << line << "\n";
+      print_indented_diff(out, r, "golden", "revealed");
       out << "  golden file: " << r.golden_path.string() << "\n";
       out << "  if the change is intended, accept it with:\n    "
           << update_command(r.suite, r.backend, r.case_id) << "\n";
@@ -84,17 +92,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict) {
       break;
     case CaseStatus::changed:
       out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";
-      if (r.golden && r.revealed) {
-        DiffLabels labels;
-        labels.old_name = "old";
-        labels.new_name = "new";
-        labels.old_identity = golden_identity(r.golden->meta);
-        labels.new_identity = identity_text(r.identity);
-        labels.case_id = r.case_id;
-        labels.platform_key = r.platform_key;
-        std::istringstream text(render_diff_text(r.golden->tree, *r.revealed, labels));
-        for (std::string line; std::getline(text, line);) out << "  " << line << "\n";
-      }
+      if (r.golden && r.revealed) print_indented_diff(out, r, "old", "new");
       break;
     case CaseStatus::created:
       out << "CREATED " << name << " (" << r.golden_path.string() << ")\n";

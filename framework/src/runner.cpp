@@ -40,6 +40,19 @@ struct Runner::OpenInstance {
   bool config_error = false;
 };
 
+namespace {
+
+// A case that cannot be revealed for a reason outside the engine's own findings.
+void fail_case(CaseResult& result, Finding finding, const std::string& message) {
+  result.status = CaseStatus::misbehaves;
+  Diagnostic d;
+  d.finding = finding;
+  d.message = message;
+  result.diagnostic = d;
+}
+
+}  // namespace
+
 Runner::Runner(const BackendRegistry& registry, RunnerOptions options)
     : registry_(registry), options_(std::move(options)) {}
 
@@ -78,13 +91,11 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
   result.case_id = c.id;
   OpenInstance& instance = open(suite, c.backend_instance);
   if (!instance.instance) {
-    result.status = instance.config_error ? CaseStatus::misbehaves : CaseStatus::unavailable;
-    result.message = instance.unavailable;
     if (instance.config_error) {
-      Diagnostic d;
-      d.finding = Finding::unsupported;
-      d.message = instance.unavailable;
-      result.diagnostic = d;
+      fail_case(result, Finding::unsupported, instance.unavailable);
+    } else {
+      result.status = CaseStatus::unavailable;
+      result.message = instance.unavailable;
     }
     return false;
   }
@@ -107,17 +118,9 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
     result.status = CaseStatus::misbehaves;
     result.diagnostic = e.diagnostic();
   } catch (const ConfigError& e) {
-    result.status = CaseStatus::misbehaves;
-    Diagnostic d;
-    d.finding = Finding::unsupported;
-    d.message = e.what();
-    result.diagnostic = d;
+    fail_case(result, Finding::unsupported, e.what());
   } catch (const TargetError& e) {
-    result.status = CaseStatus::misbehaves;
-    Diagnostic d;
-    d.finding = Finding::target_error;
-    d.message = e.what();
-    result.diagnostic = d;
+    fail_case(result, Finding::target_error, e.what());
   }
   return false;
 }
