@@ -8,19 +8,10 @@
 namespace fprev {
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
-
 std::string allowed_names(const std::vector<ParamSpec>& specs) {
   std::vector<std::string> names;
   for (const auto& spec : specs) names.push_back(spec.name);
-  return join(names);
+  return join_values(names);
 }
 
 std::optional<std::int64_t> parse_int(const std::string& text) {
@@ -49,7 +40,7 @@ void check_value(const ParamSpec& spec, const std::string& value, std::string_vi
       for (const auto& choice : spec.choices)
         if (choice == value) return;
       throw ConfigError(spec.name, where + " has unknown value '" + value +
-                                       "'; allowed values: " + join(spec.choices));
+                                       "'; allowed values: " + join_values(spec.choices));
     }
     case ParamType::boolean:
       if (value != "true" && value != "false")
@@ -79,7 +70,7 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
         throw ConfigError(spec.name, std::string(context) + ": missing required parameter '" +
                                          spec.name + "'" +
                                          (spec.type == ParamType::choice
-                                              ? "; allowed values: " + join(spec.choices)
+                                              ? "; allowed values: " + join_values(spec.choices)
                                               : std::string()));
       if (!spec.default_value.empty()) resolved[spec.name] = spec.default_value;
       continue;
@@ -88,6 +79,15 @@ Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
     resolved[spec.name] = it->second;
   }
   return resolved;
+}
+
+std::string join_values(const std::vector<std::string>& values) {
+  std::string out;
+  for (const auto& value : values) {
+    if (!out.empty()) out += ", ";
+    out += value;
+  }
+  return out;
 }
 
 std::int64_t param_int(const Params& params, const std::string& name) {
@@ -133,7 +133,7 @@ std::vector<const Backend*> BackendRegistry::all() const {
 std::string BackendRegistry::names() const {
   std::vector<std::string> names;
   for (const auto& [name, backend] : backends_) names.push_back(name);
-  return join(names);
+  return join_values(names);
 }
 
 }  // namespace fprev

@@ -49,12 +49,6 @@ std::string describe(const YAML::Node& node) {
   return "no value";
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
 std::vector<std::string> spec_names(const std::vector<ParamSpec>& specs) {
   std::vector<std::string> names;
   for (const auto& spec : specs) names.push_back(spec.name);
@@ -349,7 +343,7 @@ class SuiteParser {
         auto allowed = spec_names(specs);
         allowed.insert(allowed.begin(), {"name", "use"});
         diags_.error(field->key_pos, "unknown setting " + quote(field->key) + " for " + context +
-                                         "; allowed values: " + join(allowed));
+                                         "; allowed values: " + join_values(allowed));
         continue;
       }
       const auto value = scalar_field(*field, diags_);
@@ -481,7 +475,7 @@ class SuiteParser {
   std::string instance_names() const {
     std::vector<std::string> names;
     for (const auto& instance : instances_) names.push_back(instance.name);
-    return names.empty() ? "(no backend instance is declared)" : join(names);
+    return names.empty() ? "(no backend instance is declared)" : join_values(names);
   }
 
   // The values of a case parameter: a single value or a non-empty list of single values.
@@ -534,7 +528,7 @@ class SuiteParser {
         auto allowed = spec_names(specs);
         allowed.insert(allowed.end(), {"backends", "id"});
         diags_.error(param.key_pos, "unknown case parameter " + quote(param.key) + " for " +
-                                        context + "; allowed values: " + join(allowed));
+                                        context + "; allowed values: " + join_values(allowed));
         continue;
       }
       for (auto& value : param.values) {

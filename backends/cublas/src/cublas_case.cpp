@@ -44,15 +44,6 @@ constexpr ComputeName kComputes[] = {
 constexpr std::int64_t kMaxMatrixElements = std::int64_t{1} << 28;
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 24;
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
-
 std::vector<std::string> names(const std::vector<Compute>& computes) {
   std::vector<std::string> out;
   for (Compute c : computes) out.emplace_back(to_string(c));
@@ -278,7 +269,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
     if (c.dtype == Format::float16 || c.dtype == Format::bfloat16)
       hint = " (use op gemm_ex or lt_matmul)";
     reject("dtype", "dtype " + dtype_name + " is not available for " + op_text +
-                        "; allowed values: " + join(names(dtypes)) + hint);
+                        "; allowed values: " + join_values(names(dtypes)) + hint);
   }
   c.a_format = c.dtype;
   c.b_format = c.dtype;
@@ -346,7 +337,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
       }
       if (!found)
         reject("compute", "compute " + name + " is not available for " + op_text + " with dtype " +
-                              dtype_name + "; allowed values: " + join(names(computes)));
+                              dtype_name + "; allowed values: " + join_values(names(computes)));
     }
   }
 
@@ -359,7 +350,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
     if (std::find(outputs.begin(), outputs.end(), wanted) == outputs.end())
       reject("output", "output " + name + " is not available for " + op_text + " with dtype " +
                            dtype_name + (c.compute ? " and compute " + std::string(to_string(*c.compute)) : "") +
-                           "; allowed values: " + join(names(outputs)));
+                           "; allowed values: " + join_values(names(outputs)));
     c.output = wanted;
   }
 

@@ -50,6 +50,8 @@ class ConfigError : public std::runtime_error {
 Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
                       std::string_view context);
 std::int64_t param_int(const Params& params, const std::string& name);
+// "a, b, c": the form every "allowed values: ..." message uses.
+std::string join_values(const std::vector<std::string>& values);
 const std::string& param_str(const Params& params, const std::string& name);
 
 // What a backend instance is and where it runs. The platform key is the part of the environment
