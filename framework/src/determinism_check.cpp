@@ -1,6 +1,7 @@
 // Determinism first (papers/004): the same random inputs evaluated several times must give bitwise
 // identical outputs, otherwise the target is run-to-run non-deterministic (atomics, dynamic
 // scheduling) and has no fixed summation tree. Reported with the metrics V_c and V_ermv.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -29,9 +30,12 @@ Variability variability(const std::vector<std::vector<double>>& runs) {
   const double comparisons = static_cast<double>((runs.size() - 1) * reference.size());
   v.count_variability = differing / comparisons;
   v.ermv = relative / comparisons;
-  std::set<double> distinct;
-  for (const auto& run : runs) distinct.insert(run.front());
-  v.distinct_outputs = distinct.size();
+  // The most variable input: the first one may well have come out the same every time.
+  for (std::size_t d = 0; d < reference.size(); ++d) {
+    std::set<double> distinct;
+    for (const auto& run : runs) distinct.insert(run[d]);
+    v.distinct_outputs = std::max(v.distinct_outputs, distinct.size());
+  }
   return v;
 }
 

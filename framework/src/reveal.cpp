@@ -50,8 +50,8 @@ std::string Diagnostic::to_string() const {
   if (variability)
     os << "\n  variability: V_c = " << variability->count_variability
        << ", V_ermv = " << variability->ermv << " (" << variability->runs << " runs x "
-       << variability->inputs << " inputs, " << variability->distinct_outputs
-       << " distinct outputs for input #0)";
+       << variability->inputs << " inputs, up to " << variability->distinct_outputs
+       << " distinct outputs for one input)";
   if (!likely_cause.empty()) os << "\n  likely cause: " << likely_cause;
   return os.str();
 }

@@ -45,7 +45,7 @@ struct Variability {
   std::size_t inputs = 0;       // distinct inputs per run
   double count_variability = 0.0;  // V_c: fraction of outputs that differ from run 0
   double ermv = 0.0;               // V_ermv: mean |A - B| / |A|
-  std::size_t distinct_outputs = 0;  // distinct values seen for the first input
+  std::size_t distinct_outputs = 0;  // most distinct values seen for one input
 };
 
 struct Diagnostic {
