@@ -15,7 +15,10 @@ namespace {
 
 std::string join_lines(const std::vector<SuiteDiagnostic>& diagnostics) {
   std::string out;
-  for (const auto& diagnostic : diagnostics) out += (out.empty() ? "" : "\n") + diagnostic.str();
+  for (const auto& diagnostic : diagnostics) {
+    if (!out.empty()) out += '\n';
+    out += diagnostic.str();
+  }
   return out;
 }
 

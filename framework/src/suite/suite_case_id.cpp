@@ -122,8 +122,10 @@ std::string default_case_id(const std::vector<ParamSpec>& specs, const Params& s
   if (!shape.empty()) parts.push_back(shape);
 
   std::string id;
-  for (const auto& part : parts)
-    id += (id.empty() ? "" : "-") + suite_detail::sanitize_id_part(part);
+  for (const auto& part : parts) {
+    if (!id.empty()) id += '-';
+    id += suite_detail::sanitize_id_part(part);
+  }
   return id;
 }
 

@@ -4,6 +4,9 @@
 #include "fprev/diff.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
+#include <string>
 #include <numeric>
 #include <unordered_map>
 
@@ -151,15 +154,32 @@ struct LeafBounds {
   }
 };
 
+// "{a,b}" for listed leaves, "{a,b..z}" with a range end. Built by appending: GCC 12 reports a
+// false -Wrestrict inside libstdc++ for chains of std::string operator+ at -O3.
+std::string braced(std::initializer_list<std::uint32_t> listed, std::optional<std::uint32_t> last = {}) {
+  std::string out = "{";
+  bool first = true;
+  for (std::uint32_t leaf : listed) {
+    if (!first) out += ',';
+    first = false;
+    out += std::to_string(leaf);
+  }
+  if (last) {
+    out += "..";
+    out += std::to_string(*last);
+  }
+  out += '}';
+  return out;
+}
+
 // The leaf set of a subtree in compact form (format_leaf_set); progressions need no leaf list.
 std::string leaf_set_text(const Tree& tree, NodeId node, const LeafBounds& bounds) {
   if (!bounds.is_progression(tree, node)) return format_leaf_set(leaves_of(tree, node));
-  const std::string low = std::to_string(bounds.lowest[node]);
-  const std::string high = std::to_string(bounds.highest[node]);
-  if (tree.is_leaf(node)) return "{" + low + "}";
-  if (bounds.step[node] == 1) return "{" + low + ".." + high + "}";
-  if (tree.leaves_under(node) == 2) return "{" + low + "," + high + "}";
-  return "{" + low + "," + std::to_string(bounds.lowest[node] + bounds.step[node]) + ".." + high + "}";
+  const std::uint32_t low = bounds.lowest[node], high = bounds.highest[node];
+  if (tree.is_leaf(node)) return braced({low});
+  if (bounds.step[node] == 1) return braced({low}, {high});
+  if (tree.leaves_under(node) == 2) return braced({low, high});
+  return braced({low, low + bounds.step[node]}, {high});
 }
 
 struct Printed {
@@ -263,21 +283,28 @@ class SubtreePrinter {
 
 std::string format_leaf_set(const std::vector<std::uint32_t>& leaves) {
   if (leaves.empty()) return "{}";
-  const auto text = [](std::uint32_t leaf) { return std::to_string(leaf); };
-  if (leaves.size() == 1) return "{" + text(leaves[0]) + "}";
+  if (leaves.size() == 1) return braced({leaves[0]});
   const std::uint32_t step = leaves[1] - leaves[0];
   bool progression = true;
   for (std::size_t i = 2; i < leaves.size() && progression; ++i)
     progression = leaves[i] - leaves[i - 1] == step;
-  if (progression && step == 1) return "{" + text(leaves.front()) + ".." + text(leaves.back()) + "}";
-  if (progression && leaves.size() >= 3)
-    return "{" + text(leaves[0]) + "," + text(leaves[1]) + ".." + text(leaves.back()) + "}";
+  if (progression && step == 1) return braced({leaves.front()}, {leaves.back()});
+  if (progression && leaves.size() >= 3) return braced({leaves[0], leaves[1]}, {leaves.back()});
   constexpr std::size_t kListed = 6;
   std::string out = "{";
-  for (std::size_t i = 0; i < std::min(leaves.size(), kListed); ++i) out += (i ? "," : "") + text(leaves[i]);
-  if (leaves.size() > kListed)
-    out += ",...," + text(leaves.back()) + "; " + std::to_string(leaves.size()) + " leaves";
-  return out + "}";
+  for (std::size_t i = 0; i < std::min(leaves.size(), kListed); ++i) {
+    if (i != 0) out += ',';
+    out += std::to_string(leaves[i]);
+  }
+  if (leaves.size() > kListed) {
+    out += ",...,";
+    out += std::to_string(leaves.back());
+    out += "; ";
+    out += std::to_string(leaves.size());
+    out += " leaves";
+  }
+  out += '}';
+  return out;
 }
 
 TreeDiff diff_trees(const Tree& old_tree, const Tree& new_tree, const DiffOptions& options) {
