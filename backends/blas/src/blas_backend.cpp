@@ -66,13 +66,14 @@ class BlasBackend final : public Backend {
   }
 
   std::vector<ParamSpec> instance_params() const override {
-    std::vector<ParamSpec> specs;
-    specs.push_back({"library", ParamType::string, {}, false, "openblas", 0, INT64_MAX,
-                     "openblas, blis, netlib, atlas or an absolute path to a shared library; "
-                     "the environment variable FPREV_BLAS_LIBRARY overrides it"});
-    specs.push_back({"threads", ParamType::integer, {}, false, "1", 1, 1024,
-                     "threads the library uses, set through its own API"});
-    return specs;
+    return {
+        string_param("library",
+                     "openblas, blis, netlib, atlas or an absolute path to a shared library; the "
+                     "environment variable FPREV_BLAS_LIBRARY overrides it")
+            .defaults_to("openblas"),
+        integer_param("threads", 1, 1024, "threads the library uses, set through its own API")
+            .defaults_to("1"),
+    };
   }
 
   // Every instance accepts the same case parameters; the ops a library lacks are refused by the

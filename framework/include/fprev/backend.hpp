@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fprev/target.hpp"
@@ -23,6 +24,10 @@ using Params = std::map<std::string, std::string>;
 
 enum class ParamType : std::uint8_t { integer, string, choice, boolean };
 
+// One parameter a backend accepts. Declare it with the builders below, the one way every backend
+// does it:
+//   choice_param("op", {"dot", "gemv"}, "the routine").require()
+//   integer_param("threads", 1, 1024, "threads the library uses").defaults_to("1")
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::string;
@@ -32,7 +37,30 @@ struct ParamSpec {
   std::int64_t min_value = 0;        // for integers
   std::int64_t max_value = INT64_MAX;
   std::string help;
+
+  ParamSpec require() && {
+    required = true;
+    return std::move(*this);
+  }
+  ParamSpec defaults_to(std::string value) && {
+    default_value = std::move(value);
+    return std::move(*this);
+  }
 };
+
+inline ParamSpec choice_param(std::string name, std::vector<std::string> choices, std::string help) {
+  return {std::move(name), ParamType::choice, std::move(choices), false, "", 0, INT64_MAX, std::move(help)};
+}
+inline ParamSpec integer_param(std::string name, std::int64_t min_value, std::int64_t max_value,
+                               std::string help) {
+  return {std::move(name), ParamType::integer, {}, false, "", min_value, max_value, std::move(help)};
+}
+inline ParamSpec string_param(std::string name, std::string help) {
+  return {std::move(name), ParamType::string, {}, false, "", 0, INT64_MAX, std::move(help)};
+}
+inline ParamSpec boolean_param(std::string name, std::string help) {
+  return {std::move(name), ParamType::boolean, {}, false, "", 0, INT64_MAX, std::move(help)};
+}
 
 // Raised for a bad parameter; the CLI and suite loader add the file/line/column.
 class ConfigError : public std::runtime_error {
