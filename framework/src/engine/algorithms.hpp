@@ -4,7 +4,7 @@
 #include "fprev/reveal.hpp"
 #include "probe_session.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 
 Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats& stats);   // papers/000 Alg. 4 (+ Alg. 5)
 Tree run_basic(ProbeSession& session);                       // papers/000 Alg. 2, multiway
@@ -23,4 +23,4 @@ struct RandomInputs {
 RandomInputs make_random_inputs(const TargetInfo& info, std::size_t rows, std::uint64_t seed,
                                 int exponent_spread);
 
-}  // namespace fprev
+}  // namespace fprev::detail

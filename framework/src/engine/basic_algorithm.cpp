@@ -8,7 +8,7 @@
 
 #include "algorithms.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 class DisjointSets {
@@ -122,4 +122,4 @@ Tree run_basic(ProbeSession& session) {
   return builder.build();
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

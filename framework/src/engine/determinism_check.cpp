@@ -9,7 +9,7 @@
 
 #include "checks.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -81,4 +81,4 @@ void check_determinism(ProbeSession& session, const RevealOptions& options) {
   }
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

@@ -25,7 +25,7 @@
 #include "algorithms.hpp"
 #include "probe_session.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -338,4 +338,4 @@ Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats&
   return builder.run();
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

@@ -12,7 +12,7 @@
 #include "algorithms.hpp"
 #include "simulate_internal.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 constexpr std::size_t kMaxNaiveLeaves = 8;
@@ -174,4 +174,4 @@ Tree run_naive(ProbeSession& session, std::uint64_t seed) {
   return search.to_tree(found.front());
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail
