@@ -2,7 +2,7 @@
 // probes, verification) and how much of it is spent inside the BLAS.
 //
 // The published FPRev implementation needs about 0.36 s for an sdot of 16384, 2.0 s for a
-// 512x512x512 sgemm and 37 s for 1024x1024x1024 (papers/000 Sec. 7). Targets for this one: under
+// 512x512x512 sgemm and 37 s for 1024x1024x1024 (Xie et al., USENIX ATC 2025 Sec. 7). Targets for this one: under
 // 90 ms with >= 90% of the time in OpenBLAS for the sdot, under 40 ms and 0.4 s for the sgemms
 // (one probe per row of A, so one sgemm call evaluates up to m - 1 probes).
 //

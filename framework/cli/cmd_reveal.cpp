@@ -31,7 +31,7 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
       << " random inputs reproduced bitwise\n";
   if (!s.arithmetic_note.empty()) out << "note:          " << s.arithmetic_note << "\n";
   out << "mask scheme:   " << result.scheme.describe()
-      << (s.low_range_mode ? " (low-dynamic-range mode, papers/000 Alg. 5)" : "") << "\n";
+      << (s.low_range_mode ? " (low-dynamic-range mode, Xie et al., USENIX ATC 2025 Alg. 5)" : "") << "\n";
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Golden files (DESIGN section 6): the checked-in expected summation tree of one case on one
+// Golden files (docs/golden-format.md): the checked-in expected summation tree of one case on one
 // platform, with metadata saying where it came from.
 //
 // Format, version 1 (plain text, LF line endings, UTF-8):

@@ -1,4 +1,4 @@
-// The naive search of papers/000 Sec. 3.3: enumerate every summation tree of n <= 8 leaves (binary,
+// The naive search of Xie et al., USENIX ATC 2025 Sec. 3.3: enumerate every summation tree of n <= 8 leaves (binary,
 // and multiway up to the target's max_fused_width) and keep those that reproduce the target's
 // outputs on random inputs under the simulation model. Exponential: for cross-checking only.
 //

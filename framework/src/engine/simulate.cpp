@@ -1,6 +1,6 @@
 // Bitwise simulation of a summation tree under a simple arithmetic model: IEEE round-to-nearest
 // additions in the accumulator format for binary nodes, and for fused nodes a fixed-point sum
-// aligned to the largest exponent, truncated below precision + extra bits (papers/000 Sec. 5.2.1).
+// aligned to the largest exponent, truncated below precision + extra bits (Xie et al., USENIX ATC 2025 Sec. 5.2.1).
 #include <algorithm>
 #include <climits>
 #include <cmath>
