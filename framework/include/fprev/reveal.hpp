@@ -35,6 +35,7 @@ enum class Finding : std::uint8_t {
   batch_inconsistent,      // rows/columns of one batched call disagree (output-dependent order)
   unsupported,             // the formats cannot mask this many summands, or n is too large
   target_error,            // the target itself failed (library or device error)
+  ranks_disagree,          // the ranks of an allreduce received different bits
 };
 std::string_view to_string(Finding finding);
 

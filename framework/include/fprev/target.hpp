@@ -120,6 +120,14 @@ class BatchInconsistent : public TargetError {
   using TargetError::TargetError;
 };
 
+// A collective whose result every participant must hold identically (MPI_Allreduce) delivered
+// different bits to different participants (ranks). No single tree describes it: the engine reports
+// Finding::ranks_disagree.
+class RanksDisagree : public TargetError {
+ public:
+  using TargetError::TargetError;
+};
+
 class Target {
  public:
   virtual ~Target() = default;

@@ -8,6 +8,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr const char* kRanksDisagreeCause =
+    "the ranks reduce in different orders (each rank runs its own reduction tree), so the result "
+    "depends on the rank that reads it";
+
 std::string format_double(double v) {
   std::ostringstream os;
   os.precision(17);
@@ -123,6 +127,11 @@ void ProbeSession::measure(std::span<const ProbeRequest> requests, std::span<Mea
            std::nullopt,
            "the rows or columns of one batched call follow different orders (an edge kernel): "
            "no single tree describes every output");
+    } catch (const RanksDisagree& e) {
+      fail(Finding::ranks_disagree, e.what(),
+           describe_probe(requests[begin].plus, requests[begin].minus,
+                          requests[begin].active_count),
+           std::nullopt, kRanksDisagreeCause);
     } catch (const TargetError& e) {
       fail(Finding::target_error, std::string("the target failed: ") + e.what(),
            describe_probe(requests[begin].plus, requests[begin].minus,
@@ -151,6 +160,8 @@ std::vector<double> ProbeSession::evaluate_values(std::size_t rows, std::span<co
       target_.evaluate(values, std::span<double>(outputs).subspan(begin, count));
     } catch (const BatchInconsistent& e) {
       fail(Finding::batch_inconsistent, e.what());
+    } catch (const RanksDisagree& e) {
+      fail(Finding::ranks_disagree, e.what(), {}, std::nullopt, kRanksDisagreeCause);
     } catch (const TargetError& e) {
       fail(Finding::target_error, std::string("the target failed on random input: ") + e.what());
     }

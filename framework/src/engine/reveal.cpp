@@ -43,6 +43,7 @@ std::string_view to_string(Finding finding) {
     case Finding::batch_inconsistent: return "batch_inconsistent";
     case Finding::unsupported: return "unsupported";
     case Finding::target_error: return "target_error";
+    case Finding::ranks_disagree: return "ranks_disagree";
   }
   return "?";
 }

@@ -179,6 +179,20 @@ TEST(Misbehaving, CountingTooManyUnitsIsOutOfRange) {
   EXPECT_EQ(finding_of(target, options), Finding::count_out_of_range);
 }
 
+TEST(Misbehaving, RanksThatDisagreeAreTheirOwnFinding) {
+  // A collective whose participants received different bits (an allreduce), on probes only or on
+  // every input: the finding is ranks_disagree, not a generic target error.
+  for (const bool on_values_too : {false, true}) {
+    KernelTarget target(8, [&](std::vector<float>& v) -> double {
+      const bool probe = std::any_of(v.begin(), v.end(), [](float x) { return std::fabs(x) > 1e30f; });
+      if (probe || on_values_too) throw RanksDisagree("rank 3 holds other bits than rank 0");
+      return sequential(v);
+    });
+    EXPECT_EQ(finding_of(target), Finding::ranks_disagree);
+  }
+  EXPECT_EQ(to_string(Finding::ranks_disagree), "ranks_disagree");
+}
+
 TEST(Misbehaving, ZeroSummandsIsUnsupported) {
   KernelTarget target(0, [](std::vector<float>&) { return 0.0; });
   EXPECT_EQ(finding_of(target), Finding::unsupported);
