@@ -1,0 +1,66 @@
+// The wire format between the mpi backend (inside fprev-golden, which never links MPI) and its
+// probe program (fprev-mpi-probe-<family>, built with that MPI's compiler wrapper and run under its
+// launcher). Both sides include this header; it needs neither MPI nor the framework.
+//
+// The backend listens on a Unix stream socket in a private directory; every rank connects to it.
+// Between calls each rank sleeps in read() on its own connection: an oversubscribed MPI whose
+// ranks busy-poll (MPICH) would otherwise keep every core busy while the engine thinks. Both ends
+// run on one machine, so values travel in native byte order.
+//
+//   rank r -> backend  Hello; rank 0 then sends library_version_bytes of MPI_Get_library_version()
+//                      and cvar_bytes of "name\tvalue\n" lines (the MPI_T control variables asked
+//                      for on its command line); other ranks send none
+//   backend -> rank r  Request, then `width` doubles: element e of rank r's send buffer is
+//                      value[e % width], converted to the case's dtype; then every rank calls the
+//                      collective once
+//   rank r -> backend  Response, then `outputs` doubles, then message_bytes of text:
+//                        reduce                rank 0: its count results; other ranks: none
+//                        allreduce             every rank: its count results
+//                        reduce_scatter_block  every rank: its block of count results
+//   backend -> rank r  Request{quit}: every rank leaves MPI cleanly. End of file on a rank's
+//                      connection (the backend is gone) makes that rank call MPI_Abort, which
+//                      ends the whole job, so no job outlives the backend.
+#pragma once
+
+#include <cstdint>
+
+namespace fprev::mpi::wire {
+
+inline constexpr char kMagic[8] = {'F', 'P', 'R', 'V', 'M', 'P', 'I', '1'};
+inline constexpr std::uint32_t kProtocolVersion = 1;
+
+struct Hello {
+  char magic[8];
+  std::uint32_t protocol_version;
+  std::uint32_t rank;            // MPI_Comm_rank(MPI_COMM_WORLD)
+  std::uint32_t ranks;           // MPI_Comm_size(MPI_COMM_WORLD)
+  std::uint32_t mpi_version;     // MPI_Get_version
+  std::uint32_t mpi_subversion;
+  std::uint32_t library_version_bytes;
+  std::uint32_t cvar_bytes;
+  std::uint32_t reserved;
+};
+
+enum class RequestKind : std::uint32_t { evaluate = 1, quit = 2 };
+
+struct Request {
+  std::uint32_t kind;   // RequestKind
+  std::uint32_t width;  // doubles that follow; 1 <= width <= the send buffer's length
+};
+
+enum class Status : std::uint32_t {
+  ok = 0,
+  failed = 1,  // the request could not be served; the message says why
+};
+
+struct Response {
+  std::uint32_t status;  // Status
+  std::uint32_t message_bytes;
+  std::uint64_t outputs;  // doubles that follow
+};
+
+// Upper bounds both sides check before allocating.
+inline constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 24;
+inline constexpr std::uint32_t kMaxText = 1u << 20;
+
+}  // namespace fprev::mpi::wire

@@ -1,0 +1,316 @@
+#include "mpi_job.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "wire.hpp"
+
+namespace fprev::mpi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollSlice = std::chrono::milliseconds(100);
+
+std::filesystem::path make_private_directory() {
+  // sun_path holds 108 bytes: a long TMPDIR would not fit the socket's path.
+  std::string base = "/tmp";
+  if (const char* tmp = std::getenv("TMPDIR"); tmp != nullptr && *tmp != '\0' &&
+                                               std::strlen(tmp) < 60)
+    base = tmp;
+  std::string pattern = base + "/fprev-mpi-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw JobFailure("cannot create a directory for the MPI job's socket under " + base + ": " +
+                     std::strerror(errno));
+  return pattern;
+}
+
+int listen_on(const std::filesystem::path& path, int backlog) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string text = path.string();
+  if (text.size() >= sizeof address.sun_path)
+    throw JobFailure("socket path too long: " + text);
+  std::memcpy(address.sun_path, text.c_str(), text.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw JobFailure(std::string("socket(): ") + std::strerror(errno));
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      ::listen(fd, backlog) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw JobFailure("cannot listen on " + text + ": " + std::strerror(error));
+  }
+  return fd;
+}
+
+std::string seconds_text(std::chrono::milliseconds d) {
+  std::ostringstream os;
+  os << static_cast<double>(d.count()) / 1000.0 << " s";
+  return os.str();
+}
+
+}  // namespace
+
+MpiJob::MpiJob(JobConfig config) : config_(std::move(config)) {
+  if (config_.ranks < 1) throw JobFailure("an MPI job needs at least one rank");
+  directory_ = make_private_directory();
+  socket_path_ = directory_ / "ranks.sock";
+  output_path_ = directory_ / "launcher.log";
+  try {
+    listener_ = listen_on(socket_path_, config_.ranks + 8);
+    ProcessSpec spec;
+    spec.program = config_.launcher;
+    spec.arguments = config_.launcher_args;
+    spec.arguments.push_back(config_.probe);
+    spec.arguments.insert(spec.arguments.end(), config_.probe_args.begin(), config_.probe_args.end());
+    spec.arguments.push_back("--socket");
+    spec.arguments.push_back(socket_path_.string());
+    spec.environment = config_.environment;
+    spec.output_file = output_path_;
+    try {
+      tree_ = std::make_unique<ProcessTree>(spec);
+    } catch (const std::runtime_error& e) {
+      throw JobFailure(config_.what + ": " + e.what());
+    }
+    accept_ranks();
+  } catch (...) {
+    finished_ = true;
+    tree_.reset();
+    for (int fd : rank_fds_)
+      if (fd >= 0) ::close(fd);
+    if (listener_ >= 0) ::close(listener_);
+    std::error_code ignored;
+    std::filesystem::remove_all(directory_, ignored);
+    throw;
+  }
+}
+
+MpiJob::~MpiJob() {
+  try {
+    quit();
+  } catch (const std::exception&) {
+    // quit() stopped the tree already; nothing is left to report to.
+  }
+  tree_.reset();
+  for (int fd : rank_fds_)
+    if (fd >= 0) ::close(fd);
+  if (listener_ >= 0) ::close(listener_);
+  std::error_code ignored;
+  std::filesystem::remove_all(directory_, ignored);
+}
+
+void MpiJob::fail(const std::string& what) {
+  finished_ = true;
+  std::string message = config_.what + ": " + what;
+  if (tree_) {
+    // A launcher whose rank died ends the job by itself and says which rank and why: let it.
+    const bool ended_by_itself = tree_->wait_exit(std::chrono::seconds(1));
+    const std::vector<pid_t> killed = tree_->stop();
+    if (ended_by_itself) {
+      message += "; the launcher " + tree_->exit_description();
+    } else {
+      message += "; fprev-golden stopped the job (SIGTERM to the launcher";
+      if (!killed.empty())
+        message += ", then SIGKILL to " + std::to_string(killed.size()) + " remaining process(es)";
+      message += "), and the launcher " + tree_->exit_description();
+    }
+  }
+  const std::string output = file_tail(output_path_);
+  message += output.empty() ? "; the launcher printed nothing" : "; launcher output:\n" + output;
+  throw JobFailure(message);
+}
+
+void MpiJob::check_running(const char* while_doing) {
+  if (!tree_->exited()) return;
+  fail(std::string("the launcher ended while ") + while_doing);
+}
+
+void MpiJob::write_to(int rank, const void* data, std::size_t size, Clock::time_point deadline) {
+  const char* p = static_cast<const char*>(data);
+  const int fd = rank_fds_[static_cast<std::size_t>(rank)];
+  while (size > 0) {
+    pollfd pfd{fd, POLLOUT, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
+    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
+    if (ready <= 0) {
+      check_running("a request was being sent");
+      if (Clock::now() >= deadline)
+        fail("rank " + std::to_string(rank) + " did not take its request within " +
+             seconds_text(config_.timeout));
+      continue;
+    }
+    const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0)
+      fail("rank " + std::to_string(rank) + " closed its connection (" + std::strerror(errno) +
+           "): it crashed or called MPI_Abort");
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+namespace {
+
+// Reads exactly `size` bytes from `fd` unless the deadline passes or the job ends; the callbacks
+// turn those into failures.
+template <class Fail, class Check>
+void read_exact(int fd, void* data, std::size_t size, Clock::time_point deadline,
+                const std::string& what, const std::string& limit, Fail&& fail,
+                Check&& check_running) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
+    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
+    if (ready <= 0) {
+      check_running();
+      if (Clock::now() >= deadline) fail("timed out after " + limit + " waiting for " + what);
+      continue;
+    }
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      fail("the connection closed while waiting for " + what +
+           " (the rank crashed, called MPI_Abort, or the launcher ended the job)");
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+void MpiJob::accept_ranks() {
+  const auto deadline = Clock::now() + config_.timeout;
+  const std::string limit = seconds_text(config_.timeout);
+  const auto failer = [this](const std::string& what) { fail(what); };
+  const auto checker = [this] { check_running("the ranks were starting"); };
+  rank_fds_.assign(static_cast<std::size_t>(config_.ranks), -1);
+  for (int connected = 0; connected < config_.ranks;) {
+    pollfd pfd{listener_, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
+    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
+    if (ready <= 0) {
+      check_running("the ranks were starting");
+      if (Clock::now() >= deadline)
+        fail("only " + std::to_string(connected) + " of " + std::to_string(config_.ranks) +
+             " ranks connected within " + seconds_text(config_.timeout));
+      continue;
+    }
+    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      fail(std::string("accept(): ") + std::strerror(errno));
+    }
+    wire::Hello hello{};
+    try {
+      read_exact(fd, &hello, sizeof hello, deadline, "a rank's greeting", limit, failer, checker);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    const auto reject = [&](const std::string& why) {
+      ::close(fd);
+      fail("a rank sent a bad greeting: " + why);
+    };
+    if (std::memcmp(hello.magic, wire::kMagic, sizeof hello.magic) != 0)
+      reject("not the fprev-mpi-probe protocol");
+    if (hello.protocol_version != wire::kProtocolVersion)
+      reject("protocol version " + std::to_string(hello.protocol_version) + ", expected " +
+             std::to_string(wire::kProtocolVersion) + " (a probe program from another build?)");
+    if (hello.ranks != static_cast<std::uint32_t>(config_.ranks))
+      reject("the job has " + std::to_string(hello.ranks) + " ranks, " +
+             std::to_string(config_.ranks) + " were asked for (the launcher ignored -np?)");
+    if (hello.rank >= hello.ranks || rank_fds_[hello.rank] >= 0)
+      reject("rank " + std::to_string(hello.rank) + " connected twice or is out of range");
+    if (hello.library_version_bytes > wire::kMaxText || hello.cvar_bytes > wire::kMaxText)
+      reject("oversized text");
+    rank_fds_[hello.rank] = fd;
+    ++connected;
+    std::string library(hello.library_version_bytes, '\0');
+    std::string cvars(hello.cvar_bytes, '\0');
+    read_exact(fd, library.data(), library.size(), deadline, "the library version", limit, failer,
+               checker);
+    read_exact(fd, cvars.data(), cvars.size(), deadline, "the control variables", limit, failer,
+               checker);
+    if (hello.rank == 0) {
+      while (!library.empty() && (library.back() == '\n' || library.back() == '\0' ||
+                                  library.back() == ' '))
+        library.pop_back();
+      hello_.library_version = library;
+      hello_.mpi_version = static_cast<int>(hello.mpi_version);
+      hello_.mpi_subversion = static_cast<int>(hello.mpi_subversion);
+      std::istringstream lines(cvars);
+      for (std::string line; std::getline(lines, line);) {
+        const auto tab = line.find('\t');
+        if (tab != std::string::npos) hello_.cvars[line.substr(0, tab)] = line.substr(tab + 1);
+      }
+    }
+  }
+}
+
+std::vector<std::vector<double>> MpiJob::call(std::span<const double> values, std::size_t width) {
+  if (finished_) throw JobFailure(config_.what + ": the job has already ended");
+  const auto ranks = static_cast<std::size_t>(config_.ranks);
+  if (width == 0 || values.size() != ranks * width)
+    throw JobFailure(config_.what + ": a call needs ranks x width values");
+  const auto deadline = Clock::now() + config_.timeout;
+  const wire::Request request{static_cast<std::uint32_t>(wire::RequestKind::evaluate),
+                              static_cast<std::uint32_t>(width)};
+  for (std::size_t r = 0; r < ranks; ++r) {
+    write_to(static_cast<int>(r), &request, sizeof request, deadline);
+    write_to(static_cast<int>(r), values.data() + r * width, width * sizeof(double), deadline);
+  }
+  std::vector<std::vector<double>> results(ranks);
+  const std::string limit = seconds_text(config_.timeout) + " (the time limit)";
+  const auto failer = [this](const std::string& what) { fail(what); };
+  const auto checker = [this] { check_running("the collective was running"); };
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const int fd = rank_fds_[r];
+    const std::string whose = "rank " + std::to_string(r) + "'s result";
+    wire::Response response{};
+    read_exact(fd, &response, sizeof response, deadline, whose, limit, failer, checker);
+    if (response.outputs > wire::kMaxValues || response.message_bytes > wire::kMaxText)
+      fail(whose + " announces an oversized answer");
+    results[r].resize(response.outputs);
+    read_exact(fd, results[r].data(), results[r].size() * sizeof(double), deadline, whose, limit,
+               failer, checker);
+    std::string message(response.message_bytes, '\0');
+    read_exact(fd, message.data(), message.size(), deadline, whose, limit, failer, checker);
+    if (response.status != static_cast<std::uint32_t>(wire::Status::ok))
+      fail("rank " + std::to_string(r) + " could not serve the call: " + message);
+  }
+  return results;
+}
+
+void MpiJob::quit() {
+  if (finished_) return;
+  const auto deadline = Clock::now() + config_.timeout;
+  const wire::Request request{static_cast<std::uint32_t>(wire::RequestKind::quit), 0};
+  for (std::size_t r = 0; r < rank_fds_.size(); ++r)
+    write_to(static_cast<int>(r), &request, sizeof request, deadline);
+  finished_ = true;
+  for (int& fd : rank_fds_) {
+    ::close(fd);
+    fd = -1;
+  }
+  if (!tree_->wait_exit(config_.timeout)) fail("the job did not end within the time limit after being asked to");
+  if (tree_->exit_code() != 0) fail("the job did not end cleanly");
+  if (!tree_->stop().empty()) fail("processes of the job were still running after the launcher exited");
+}
+
+std::vector<int> MpiJob::live_processes() {
+  std::vector<int> out;
+  if (!tree_) return out;
+  for (pid_t pid : tree_->live_descendants()) out.push_back(static_cast<int>(pid));
+  if (!tree_->exited()) out.push_back(static_cast<int>(tree_->pid()));
+  return out;
+}
+
+}  // namespace fprev::mpi

@@ -1,0 +1,87 @@
+// One launched MPI job running the probe program: started once per target and kept for the whole
+// reveal (a launch costs about half a second; a collective call, milliseconds). Every rank
+// connects to a Unix socket in a private temporary directory (see probe/wire.hpp).
+//
+// Anything that goes wrong — the launcher cannot start, exits, a rank crashes, a call takes longer
+// than the time limit, a rank sends something malformed — stops the whole process tree and throws
+// JobFailure with what happened and the end of the launcher's output.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fprev/target.hpp"
+#include "process_tree.hpp"
+
+namespace fprev::mpi {
+
+class JobFailure : public TargetError {
+ public:
+  using TargetError::TargetError;
+};
+
+struct JobConfig {
+  std::string launcher;                     // absolute path
+  std::vector<std::string> launcher_args;   // up to the program: -np 8 --oversubscribe ...
+  std::vector<std::string> environment;     // complete, "NAME=value"
+  std::string probe;                        // absolute path of the probe program
+  std::vector<std::string> probe_args;      // --op ... --dtype ... --count ... --cvar ...
+  int ranks = 1;
+  std::chrono::milliseconds timeout{60000};  // for the start and for each call
+  std::string what;                         // "Open MPI job of 8 ranks", for messages
+};
+
+// What rank 0 reported when it connected.
+struct JobHello {
+  std::string library_version;              // MPI_Get_library_version()
+  int mpi_version = 0, mpi_subversion = 0;  // MPI_Get_version()
+  std::map<std::string, std::string> cvars; // the MPI_T control variables asked for
+};
+
+class MpiJob {
+ public:
+  // Creates the socket directory, starts the launcher and waits until every rank has connected.
+  explicit MpiJob(JobConfig config);
+  ~MpiJob();  // quit(), or stop the tree when that fails
+  MpiJob(const MpiJob&) = delete;
+  MpiJob& operator=(const MpiJob&) = delete;
+
+  const JobHello& hello() const { return hello_; }
+  const JobConfig& config() const { return config_; }
+
+  // One collective call: rank r's send buffer is filled from values[r * width, (r + 1) * width)
+  // (element e gets value e % width). Returns what every rank sent back, by rank.
+  std::vector<std::vector<double>> call(std::span<const double> values, std::size_t width);
+
+  // Asks every rank to leave and waits for the launcher to exit with status 0.
+  void quit();
+
+  // The descendants of the launcher still alive (tests check that none remain).
+  std::vector<int> live_processes();
+
+ private:
+  [[noreturn]] void fail(const std::string& what);
+  void check_running(const char* while_doing);
+  void accept_ranks();
+  void read_responses(std::vector<std::vector<double>>& results);
+  void write_to(int rank, const void* data, std::size_t size,
+                std::chrono::steady_clock::time_point deadline);
+
+  JobConfig config_;
+  std::filesystem::path directory_;
+  std::filesystem::path socket_path_;
+  std::filesystem::path output_path_;
+  int listener_ = -1;
+  std::vector<int> rank_fds_;
+  std::unique_ptr<ProcessTree> tree_;
+  JobHello hello_;
+  bool finished_ = false;
+};
+
+}  // namespace fprev::mpi

@@ -1,0 +1,35 @@
+// Helpers shared by the mpi backend's tests.
+#pragma once
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <fstream>
+#include <string>
+
+#include "fprev/backend.hpp"
+#include "fprev/backends/mpi.hpp"
+
+namespace fprev::mpi::test {
+
+inline std::string fake_launcher(const std::string& name) {
+  return std::string(FPREV_MPI_TEST_FAKES) + "/" + name;
+}
+
+// Alive and not a zombie.
+inline bool process_alive(pid_t pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
+}
+
+// Opens the mpi backend with `settings` (defaults filled in).
+inline std::unique_ptr<BackendInstance> open_mpi(const Params& settings) {
+  const auto backend = make_backend();
+  return backend->open(resolve_params(backend->instance_params(), settings, "test"));
+}
+
+}  // namespace fprev::mpi::test
