@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <sstream>
 
 #include "wire.hpp"
@@ -82,12 +83,7 @@ MpiJob::MpiJob(JobConfig config) : config_(std::move(config)) {
     accept_ranks();
   } catch (...) {
     finished_ = true;
-    tree_.reset();
-    for (int fd : rank_fds_)
-      if (fd >= 0) ::close(fd);
-    if (listener_ >= 0) ::close(listener_);
-    std::error_code ignored;
-    std::filesystem::remove_all(directory_, ignored);
+    release();
     throw;
   }
 }
@@ -98,10 +94,17 @@ MpiJob::~MpiJob() {
   } catch (const std::exception&) {
     // quit() stopped the tree already; nothing is left to report to.
   }
-  tree_.reset();
-  for (int fd : rank_fds_)
+  release();
+}
+
+void MpiJob::release() {
+  tree_.reset();  // stops whatever is left of the job
+  for (int& fd : rank_fds_) {
     if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
   if (listener_ >= 0) ::close(listener_);
+  listener_ = -1;
   std::error_code ignored;
   std::filesystem::remove_all(directory_, ignored);
 }
@@ -132,20 +135,26 @@ void MpiJob::check_running(const char* while_doing) {
   fail(std::string("the launcher ended while ") + while_doing);
 }
 
-void MpiJob::write_to(int rank, const void* data, std::size_t size, Clock::time_point deadline) {
+void MpiJob::await(int fd, short events, Clock::time_point deadline, const char* while_doing,
+                   const std::function<std::string()>& timeout_message) {
+  for (;;) {
+    pollfd pfd{fd, events, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
+    if (ready > 0) return;
+    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
+    check_running(while_doing);
+    if (Clock::now() >= deadline) fail(timeout_message());
+  }
+}
+
+void MpiJob::send_all(int rank, const void* data, std::size_t size, Clock::time_point deadline) {
   const char* p = static_cast<const char*>(data);
   const int fd = rank_fds_[static_cast<std::size_t>(rank)];
   while (size > 0) {
-    pollfd pfd{fd, POLLOUT, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
-    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
-    if (ready <= 0) {
-      check_running("a request was being sent");
-      if (Clock::now() >= deadline)
-        fail("rank " + std::to_string(rank) + " did not take its request within " +
-             seconds_text(config_.timeout));
-      continue;
-    }
+    await(fd, POLLOUT, deadline, "a request was being sent", [&] {
+      return "rank " + std::to_string(rank) + " did not take its request within " +
+             seconds_text(config_.timeout);
+    });
     const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n <= 0)
@@ -156,24 +165,14 @@ void MpiJob::write_to(int rank, const void* data, std::size_t size, Clock::time_
   }
 }
 
-namespace {
-
-// Reads exactly `size` bytes from `fd` unless the deadline passes or the job ends; the callbacks
-// turn those into failures.
-template <class Fail, class Check>
-void read_exact(int fd, void* data, std::size_t size, Clock::time_point deadline,
-                const std::string& what, const std::string& limit, Fail&& fail,
-                Check&& check_running) {
+void MpiJob::receive_all(int fd, void* data, std::size_t size, Clock::time_point deadline,
+                         const std::string& what, const char* while_doing) {
   char* p = static_cast<char*>(data);
   while (size > 0) {
-    pollfd pfd{fd, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
-    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
-    if (ready <= 0) {
-      check_running();
-      if (Clock::now() >= deadline) fail("timed out after " + limit + " waiting for " + what);
-      continue;
-    }
+    await(fd, POLLIN, deadline, while_doing, [&] {
+      return "timed out after " + seconds_text(config_.timeout) + " (the time limit) waiting for " +
+             what;
+    });
     const ssize_t n = ::read(fd, p, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0)
@@ -184,25 +183,15 @@ void read_exact(int fd, void* data, std::size_t size, Clock::time_point deadline
   }
 }
 
-}  // namespace
-
 void MpiJob::accept_ranks() {
   const auto deadline = Clock::now() + config_.timeout;
-  const std::string limit = seconds_text(config_.timeout);
-  const auto failer = [this](const std::string& what) { fail(what); };
-  const auto checker = [this] { check_running("the ranks were starting"); };
+  const char* starting = "the ranks were starting";
   rank_fds_.assign(static_cast<std::size_t>(config_.ranks), -1);
   for (int connected = 0; connected < config_.ranks;) {
-    pollfd pfd{listener_, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(kPollSlice.count()));
-    if (ready < 0 && errno != EINTR) fail(std::string("poll(): ") + std::strerror(errno));
-    if (ready <= 0) {
-      check_running("the ranks were starting");
-      if (Clock::now() >= deadline)
-        fail("only " + std::to_string(connected) + " of " + std::to_string(config_.ranks) +
-             " ranks connected within " + seconds_text(config_.timeout));
-      continue;
-    }
+    await(listener_, POLLIN, deadline, starting, [&] {
+      return "only " + std::to_string(connected) + " of " + std::to_string(config_.ranks) +
+             " ranks connected within " + seconds_text(config_.timeout);
+    });
     const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
@@ -210,7 +199,7 @@ void MpiJob::accept_ranks() {
     }
     wire::Hello hello{};
     try {
-      read_exact(fd, &hello, sizeof hello, deadline, "a rank's greeting", limit, failer, checker);
+      receive_all(fd, &hello, sizeof hello, deadline, "a rank's greeting", starting);
     } catch (...) {
       ::close(fd);
       throw;
@@ -235,10 +224,8 @@ void MpiJob::accept_ranks() {
     ++connected;
     std::string library(hello.library_version_bytes, '\0');
     std::string cvars(hello.cvar_bytes, '\0');
-    read_exact(fd, library.data(), library.size(), deadline, "the library version", limit, failer,
-               checker);
-    read_exact(fd, cvars.data(), cvars.size(), deadline, "the control variables", limit, failer,
-               checker);
+    receive_all(fd, library.data(), library.size(), deadline, "the library version", starting);
+    receive_all(fd, cvars.data(), cvars.size(), deadline, "the control variables", starting);
     if (hello.rank == 0) {
       while (!library.empty() && (library.back() == '\n' || library.back() == '\0' ||
                                   library.back() == ' '))
@@ -264,25 +251,23 @@ std::vector<std::vector<double>> MpiJob::call(std::span<const double> values, st
   const wire::Request request{static_cast<std::uint32_t>(wire::RequestKind::evaluate),
                               static_cast<std::uint32_t>(width)};
   for (std::size_t r = 0; r < ranks; ++r) {
-    write_to(static_cast<int>(r), &request, sizeof request, deadline);
-    write_to(static_cast<int>(r), values.data() + r * width, width * sizeof(double), deadline);
+    send_all(static_cast<int>(r), &request, sizeof request, deadline);
+    send_all(static_cast<int>(r), values.data() + r * width, width * sizeof(double), deadline);
   }
   std::vector<std::vector<double>> results(ranks);
-  const std::string limit = seconds_text(config_.timeout) + " (the time limit)";
-  const auto failer = [this](const std::string& what) { fail(what); };
-  const auto checker = [this] { check_running("the collective was running"); };
+  const char* running = "the collective was running";
   for (std::size_t r = 0; r < ranks; ++r) {
     const int fd = rank_fds_[r];
     const std::string whose = "rank " + std::to_string(r) + "'s result";
     wire::Response response{};
-    read_exact(fd, &response, sizeof response, deadline, whose, limit, failer, checker);
+    receive_all(fd, &response, sizeof response, deadline, whose, running);
     if (response.outputs > wire::kMaxValues || response.message_bytes > wire::kMaxText)
       fail(whose + " announces an oversized answer");
     results[r].resize(response.outputs);
-    read_exact(fd, results[r].data(), results[r].size() * sizeof(double), deadline, whose, limit,
-               failer, checker);
+    receive_all(fd, results[r].data(), results[r].size() * sizeof(double), deadline, whose,
+                running);
     std::string message(response.message_bytes, '\0');
-    read_exact(fd, message.data(), message.size(), deadline, whose, limit, failer, checker);
+    receive_all(fd, message.data(), message.size(), deadline, whose, running);
     if (response.status != static_cast<std::uint32_t>(wire::Status::ok))
       fail("rank " + std::to_string(r) + " could not serve the call: " + message);
   }
@@ -294,7 +279,7 @@ void MpiJob::quit() {
   const auto deadline = Clock::now() + config_.timeout;
   const wire::Request request{static_cast<std::uint32_t>(wire::RequestKind::quit), 0};
   for (std::size_t r = 0; r < rank_fds_.size(); ++r)
-    write_to(static_cast<int>(r), &request, sizeof request, deadline);
+    send_all(static_cast<int>(r), &request, sizeof request, deadline);
   finished_ = true;
   for (int& fd : rank_fds_) {
     ::close(fd);

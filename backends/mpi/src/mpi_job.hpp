@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -67,11 +68,18 @@ class MpiJob {
 
  private:
   [[noreturn]] void fail(const std::string& what);
+  void release();  // the tree, the connections, the directory
   void check_running(const char* while_doing);
   void accept_ranks();
-  void read_responses(std::vector<std::vector<double>>& results);
-  void write_to(int rank, const void* data, std::size_t size,
+  // Returns when `fd` is ready for `events`; fails when the launcher ends meanwhile or the
+  // deadline passes (with timeout_message()).
+  void await(int fd, short events, std::chrono::steady_clock::time_point deadline,
+             const char* while_doing, const std::function<std::string()>& timeout_message);
+  void send_all(int rank, const void* data, std::size_t size,
                 std::chrono::steady_clock::time_point deadline);
+  void receive_all(int fd, void* data, std::size_t size,
+                   std::chrono::steady_clock::time_point deadline, const std::string& what,
+                   const char* while_doing);
 
   JobConfig config_;
   std::filesystem::path directory_;

@@ -13,13 +13,10 @@
 namespace fprev::mpi {
 namespace {
 
+using test::contains;
 using test::fake_launcher;
 using test::open_mpi;
 using test::process_alive;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 Params case_params() { return {{"op", "allreduce"}, {"ranks", "2"}, {"dtype", "float64"}}; }
 

@@ -16,6 +16,10 @@ inline std::string fake_launcher(const std::string& name) {
   return std::string(FPREV_MPI_TEST_FAKES) + "/" + name;
 }
 
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 // Alive and not a zombie.
 inline bool process_alive(pid_t pid) {
   if (pid <= 0 || ::kill(pid, 0) != 0) return false;

@@ -6,13 +6,10 @@
 namespace fprev::mpi {
 namespace {
 
+using test::contains;
 using test::mpi_case;
 using test::process_alive;
 using test::ScopedEnvironment;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // The job's processes: the launcher and its descendants (ranks).
 std::vector<int> job_processes(Target& target) {
@@ -43,46 +40,41 @@ TEST(MpiJobFaults, AReduceIgnoresTheOtherRanksBuffers) {
   EXPECT_EQ(to_sexpr(reveal(*target).tree), "(0 (1 (2 3)))");
 }
 
-void expect_crash_reported(const std::string& library) {
-  ScopedEnvironment fault("FPREV_MPI_PROBE_TEST_FAULT", "crash");
-  FPREV_OPEN_OR_SKIP(instance, (Params{{"library", library}, {"timeout", "30"}}));
+// A job made to fail with `fault`: the reveal ends in target_error whose message holds `expected`,
+// not before `at_least`, and no process of the job is left.
+void expect_job_failure(const std::string& library, const char* fault, const std::string& timeout,
+                        const std::string& expected, std::chrono::seconds at_least) {
+  ScopedEnvironment set_fault("FPREV_MPI_PROBE_TEST_FAULT", fault);
+  FPREV_OPEN_OR_SKIP(instance, (Params{{"library", library}, {"timeout", timeout}}));
   auto target = instance->make_target(mpi_case("allreduce", 3));
   const std::vector<int> processes = job_processes(*target);
   EXPECT_GE(processes.size(), 4u);  // the launcher and three ranks at least
-  try {
-    reveal(*target);
-    FAIL() << "a tree from a job whose rank crashed";
-  } catch (const RevealFailure& e) {
-    EXPECT_EQ(e.diagnostic().finding, Finding::target_error) << e.what();
-    EXPECT_TRUE(contains(e.what(), "launcher output")) << e.what();
-  }
-  for (int pid : processes) EXPECT_FALSE(process_alive(pid)) << "process " << pid << " survived";
-}
-
-TEST(MpiJobFaults, ACrashedRankFailsWithTheLauncherOutputOpenMpi) { expect_crash_reported("openmpi"); }
-TEST(MpiJobFaults, ACrashedRankFailsWithTheLauncherOutputMpich) { expect_crash_reported("mpich"); }
-
-void expect_hang_killed(const std::string& library) {
-  ScopedEnvironment fault("FPREV_MPI_PROBE_TEST_FAULT", "hang");
-  FPREV_OPEN_OR_SKIP(instance, (Params{{"library", library}, {"timeout", "3"}}));
-  auto target = instance->make_target(mpi_case("allreduce", 3));
-  const std::vector<int> processes = job_processes(*target);
-  EXPECT_GE(processes.size(), 4u);
   const auto start = std::chrono::steady_clock::now();
   try {
     reveal(*target);
-    FAIL() << "a tree from a job whose rank hangs";
+    FAIL() << "a tree from a job with fault " << fault;
   } catch (const RevealFailure& e) {
     EXPECT_EQ(e.diagnostic().finding, Finding::target_error) << e.what();
-    EXPECT_TRUE(contains(e.what(), "timed out")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "timed out after 3 s (the time limit)")) << e.what();
+    EXPECT_TRUE(contains(e.what(), expected)) << e.what();
   }
-  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, at_least);
   for (int pid : processes) EXPECT_FALSE(process_alive(pid)) << "process " << pid << " survived";
 }
 
-TEST(MpiJobFaults, AHangingRankIsKilledAfterTheTimeLimitOpenMpi) { expect_hang_killed("openmpi"); }
-TEST(MpiJobFaults, AHangingRankIsKilledAfterTheTimeLimitMpich) { expect_hang_killed("mpich"); }
+TEST(MpiJobFaults, ACrashedRankFailsWithTheLauncherOutputOpenMpi) {
+  expect_job_failure("openmpi", "crash", "30", "launcher output", std::chrono::seconds(0));
+}
+TEST(MpiJobFaults, ACrashedRankFailsWithTheLauncherOutputMpich) {
+  expect_job_failure("mpich", "crash", "30", "launcher output", std::chrono::seconds(0));
+}
+TEST(MpiJobFaults, AHangingRankIsKilledAfterTheTimeLimitOpenMpi) {
+  expect_job_failure("openmpi", "hang", "3", "timed out after 3 s (the time limit)",
+                     std::chrono::seconds(3));
+}
+TEST(MpiJobFaults, AHangingRankIsKilledAfterTheTimeLimitMpich) {
+  expect_job_failure("mpich", "hang", "3", "timed out after 3 s (the time limit)",
+                     std::chrono::seconds(3));
+}
 
 TEST(MpiJobFaults, ACleanRevealLeavesNoProcess) {
   FPREV_OPEN_OR_SKIP(instance, (Params{{"library", "openmpi"}}));
