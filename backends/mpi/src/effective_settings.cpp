@@ -79,7 +79,8 @@ void check_effective_settings(Family family, const std::vector<TuningVariable>& 
                                       read + "': the value is not valid, and " + name +
                                       " would run its default instead");
   }
-  // Forced algorithms that the tuning does not ask for (a configuration file, a system default).
+  // Algorithms forced although the tuning does not ask for it (a configuration file, a system
+  // default): the key would claim the library's own choice.
   const auto forced = [&](const std::string& cvar, const std::string& neutral) {
     const auto it = cvars.find(cvar);
     if (it == cvars.end() || find_tuning(tuning, family, cvar) != nullptr) return;
@@ -90,7 +91,12 @@ void check_effective_settings(Family family, const std::vector<TuningVariable>& 
                                       "put it into 'tuning' or remove it");
   };
   if (family == Family::openmpi) {
-    forced("coll_tuned_use_dynamic_rules", "0");
+    // Open MPI reads its forced algorithms and rule files only with dynamic rules on.
+    const auto rules = cvars.find("coll_tuned_use_dynamic_rules");
+    if (rules == cvars.end() || reads_as(rules->second, "0")) return;
+    for (const char* op : {"allreduce", "reduce", "reduce_scatter_block"})
+      forced(std::string("coll_tuned_") + op + "_algorithm", "0");
+    forced("coll_tuned_dynamic_rules_filename", "");
   } else {
     for (const char* op : {"ALLREDUCE", "REDUCE", "REDUCE_SCATTER_BLOCK"})
       forced(std::string("MPIR_CVAR_") + op + "_INTRA_ALGORITHM", "0");

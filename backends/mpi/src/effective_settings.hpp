@@ -25,8 +25,10 @@ std::string library_configuration(Family family, const std::string& library_vers
 //   * a tuning variable names no control variable of the library (misspelt: it would be ignored),
 //   * Open MPI read a tuning value back as something else (an invalid enum value: it warns and
 //     runs its default), or a numeric MPICH variable reads back different,
-//   * an algorithm is forced although the tuning does not say so (a configuration file), which
-//     the platform key would not show.
+//   * an algorithm of our collectives is forced although the tuning does not say so (a
+//     configuration file), which the platform key would not show. (Other differences of an
+//     installation, such as Open MPI's coll component selection, are the installation's own
+//     behaviour, like a release's defaults: they show in the identity and in a diff.)
 // `cvars` are the control variables rank 0 reported (name -> value, enums as "4=ring").
 void check_effective_settings(Family family, const std::vector<TuningVariable>& tuning,
                               const std::map<std::string, std::string>& cvars,

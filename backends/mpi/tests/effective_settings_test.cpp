@@ -73,11 +73,25 @@ TEST(MpiEffectiveSettings, AnInvalidValueReadBackAsTheDefaultIsRefused) {
 }
 
 TEST(MpiEffectiveSettings, AnAlgorithmForcedOutsideTheTuningIsRefused) {
-  EXPECT_THROW(check_effective_settings(Family::openmpi, {},
-                                        {{"coll_tuned_use_dynamic_rules", "1=true"}}, kOpenMpi),
+  const std::map<std::string, std::string> forced_by_a_file = {
+      {"coll_tuned_use_dynamic_rules", "1=true"},
+      {"coll_tuned_allreduce_algorithm", "4=ring"},
+      {"coll_tuned_reduce_algorithm", "0=ignore"},
+      {"coll_tuned_dynamic_rules_filename", ""}};
+  EXPECT_THROW(check_effective_settings(Family::openmpi, {}, forced_by_a_file, kOpenMpi),
                ConfigError);
-  EXPECT_NO_THROW(check_effective_settings(Family::openmpi, {},
-                                           {{"coll_tuned_use_dynamic_rules", "0=false"}}, kOpenMpi));
+  auto rules_file = forced_by_a_file;
+  rules_file["coll_tuned_allreduce_algorithm"] = "0=ignore";
+  rules_file["coll_tuned_dynamic_rules_filename"] = "/etc/rules.conf";
+  EXPECT_THROW(check_effective_settings(Family::openmpi, {}, rules_file, kOpenMpi), ConfigError);
+  // Without dynamic rules Open MPI ignores the algorithm variables; with them and nothing forced
+  // it runs its fixed decision.
+  auto ignored = forced_by_a_file;
+  ignored["coll_tuned_use_dynamic_rules"] = "0=false";
+  EXPECT_NO_THROW(check_effective_settings(Family::openmpi, {}, ignored, kOpenMpi));
+  auto nothing_forced = rules_file;
+  nothing_forced["coll_tuned_dynamic_rules_filename"] = "";
+  EXPECT_NO_THROW(check_effective_settings(Family::openmpi, {}, nothing_forced, kOpenMpi));
   EXPECT_THROW(check_effective_settings(Family::mpich, {},
                                         {{"MPIR_CVAR_REDUCE_INTRA_ALGORITHM", "2"}}, kMpich),
                ConfigError);
