@@ -44,8 +44,14 @@ std::string library_version_number(Family family, const std::string& text) {
   return "unknown";
 }
 
-std::string library_configuration(Family family, const std::string& text) {
-  if (family == Family::openmpi) return text.substr(0, text.find('\n'));
+std::string library_configuration(Family family, const std::string& text,
+                                  const std::map<std::string, std::string>& cvars) {
+  if (family == Family::openmpi) {
+    std::string out = text.substr(0, text.find('\n'));
+    if (const auto coll = cvars.find("coll"); coll != cvars.end() && !coll->second.empty())
+      out += "; coll components " + coll->second;
+    return out;
+  }
   static const std::regex device(R"(MPICH Device:\s*([^\s]+))");
   std::smatch m;
   std::string out = "MPICH " + library_version_number(family, text);

@@ -16,9 +16,11 @@ namespace fprev::mpi {
 // when the text has no version.
 std::string library_version_number(Family family, const std::string& library_version);
 
-// One line: Open MPI's first line; for MPICH its version and device ("MPICH 4.0.2, device
-// ch4:ucx").
-std::string library_configuration(Family family, const std::string& library_version);
+// One line for reports: Open MPI's first line, and the collective components it was restricted to
+// when that is not its default ("...; coll components basic,libnbc,self"); for MPICH its version
+// and device ("MPICH 4.0.2, device ch4:ucx").
+std::string library_configuration(Family family, const std::string& library_version,
+                                  const std::map<std::string, std::string>& cvars);
 
 // Throws ConfigError when
 //   * the library is not of `family` (a probe built against another MPI),

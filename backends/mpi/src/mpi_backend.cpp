@@ -3,6 +3,8 @@
 // making targets (one job per target).
 #include <unistd.h>
 
+#include <filesystem>
+
 #include "collective_target.hpp"
 #include "effective_settings.hpp"
 #include "fprev/backends/mpi.hpp"
@@ -79,7 +81,7 @@ Identity make_identity(const Installation& in, const JobHello* hello) {
   id.platform_key = platform_key(family, in.tuning);
   if (hello != nullptr) {
     id.version = library_version_number(family, hello->library_version);
-    id.configuration = library_configuration(family, hello->library_version);
+    id.configuration = library_configuration(family, hello->library_version, hello->cvars);
     id.details["mpi_standard"] =
         std::to_string(hello->mpi_version) + "." + std::to_string(hello->mpi_subversion);
     for (const auto& [name, value] : hello->cvars) id.details[name] = value;
@@ -89,7 +91,11 @@ Identity make_identity(const Installation& in, const JobHello* hello) {
   }
   id.details["launcher"] = in.launcher.path;
   id.details["launcher_version"] = in.launcher.version_line;
-  id.details["probe"] = in.probe;
+  // The probe built with fprev-golden by its file name (a build or install path is no fact about
+  // the MPI, and must not end up in shipped goldens); one given by the user as given.
+  id.details["probe"] = in.settings.probe.empty()
+                            ? std::filesystem::path(in.probe).filename().string()
+                            : in.settings.probe;
   id.details["library_requested"] = in.settings.library;
   if (!in.tuning.empty()) id.details["tuning"] = tuning_text(in.tuning);
   if (!in.environment.ignored.empty()) {

@@ -22,8 +22,10 @@ TEST(MpiEffectiveSettings, VersionAndConfiguration) {
   EXPECT_EQ(library_version_number(Family::openmpi, kOpenMpi), "4.1.4");
   EXPECT_EQ(library_version_number(Family::mpich, kMpich), "4.0.2");
   EXPECT_EQ(library_version_number(Family::mpich, "something else"), "unknown");
-  EXPECT_EQ(library_configuration(Family::openmpi, kOpenMpi), kOpenMpi);
-  EXPECT_EQ(library_configuration(Family::mpich, kMpich), "MPICH 4.0.2, device ch4:ucx");
+  EXPECT_EQ(library_configuration(Family::openmpi, kOpenMpi, {{"coll", ""}}), kOpenMpi);
+  EXPECT_EQ(library_configuration(Family::openmpi, kOpenMpi, {{"coll", "basic,libnbc,self"}}),
+            kOpenMpi + "; coll components basic,libnbc,self");
+  EXPECT_EQ(library_configuration(Family::mpich, kMpich, {}), "MPICH 4.0.2, device ch4:ucx");
 }
 
 TEST(MpiEffectiveSettings, ATuningThatReachedTheLibraryPasses) {

@@ -20,6 +20,8 @@ TEST(MpiIdentity, OpenMpiReportsVersionAndEffectiveSettings) {
   EXPECT_EQ(id.details.at("tuning"), "OMPI_MCA_coll_tuned_allreduce_algorithm=4 "
                                      "OMPI_MCA_coll_tuned_use_dynamic_rules=1");
   EXPECT_EQ(id.details.count("launch_failure"), 0u);
+  // No path of this machine: goldens record the details.
+  EXPECT_EQ(id.details.at("probe"), "fprev-mpi-probe-openmpi");
 }
 
 TEST(MpiIdentity, MpichReportsVersionAndDevice) {
