@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The MPI upgrade gate, demonstrated: the shipped mpi suite's Open MPI cases, pointed with
+# FPREV_MPI_LIBRARY at another launcher (as a CI job testing an upgrade candidate would), must
+# fail with readable diffs where the order changed. The candidate is this machine's Open MPI with
+# its collectives taken from coll/basic instead of coll/tuned: what an upgrade that changes the
+# default collective component does (Open MPI 5 prefers coll/han for some collectives). Pointing
+# the same instance at MPICH instead changes the platform key: no golden, a skip, saying so.
+# Exit 77 (a CTest skip) when Open MPI is not installed or the mpi goldens do not pass here.
+# usage: mpi_swap_e2e.sh <fprev-golden> <source root>
+set -uo pipefail
+FG=$1 ROOT=$2
+unset CI FPREV_STRICT FPREV_MPI_LIBRARY FPREV_MPI_TUNING FPREV_MPI_LAUNCHER_ARGS
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out
+cd "$ROOT"
+cases=(--suite mpi --backend openmpi --case 'allreduce-float64-count1-*' --case 'reduce-float64-count1-*')
+
+real=$(command -v mpirun.openmpi || true)
+if [ -z "$real" ]; then echo "SKIP: Open MPI (mpirun.openmpi) is not installed"; exit 77; fi
+"$FG" check "${cases[@]}" >"$out" 2>&1
+status=$?
+if [ "$status" -ne 0 ] || ! grep -q " passed" "$out"; then
+  cat "$out"
+  echo "SKIP: the mpi goldens do not pass on this machine as shipped (exit $status)"
+  exit 77
+fi
+
+cat >"$tmp/mpirun" <<WRAPPER
+#!/bin/sh
+# An "upgraded" Open MPI: the same library, its collectives from another component.
+if [ "\$1" = --version ]; then exec "$real" --version; fi
+exec "$real" --mca coll basic,libnbc,self "\$@"
+WRAPPER
+chmod +x "$tmp/mpirun"
+
+failures=0
+check() { if grep -qF -- "$1" "$out"; then echo "ok   - $2"; else echo "FAIL - $2"; failures=$((failures+1)); fi; }
+
+FPREV_MPI_LIBRARY=$tmp/mpirun "$FG" check "${cases[@]}" >"$out" 2>&1
+status=$?
+[ "$status" -eq 1 ] && echo "ok   - the gate fails with the candidate (exit 1)" || { echo "FAIL - exit $status, expected 1"; failures=$((failures+1)); }
+check "FAILED reproducibility/mpi/openmpi/" "failing cases are named"
+check "the summation tree changed" "the failure is a changed tree, not a broken run"
+check "on platform openmpi" "the candidate is compared with the goldens of its family"
+check "coll components basic,libnbc,self" "the report shows what differs in the library"
+check "first difference" "each failure shows the first differing subtree"
+check "inner nodes still agree" "each failure counts the agreeing nodes"
+check "fprev-golden update --suite mpi --backend openmpi" "each failure gives the command that accepts it"
+check " passed" "cases whose order did not change still pass"
+grep -m1 -A10 "the summation tree changed" "$out"
+tail -n1 "$out"
+
+# Another family is another platform: no golden to compare with, a skip that says which key.
+FPREV_MPI_LIBRARY=mpich "$FG" check --suite mpi --backend openmpi --case 'allreduce-float64-count1-ranks2' >"$out" 2>&1
+status=$?
+if grep -q "MPICH is not installed" "$out"; then
+  echo "ok   - (MPICH not installed: family swap not checked)"
+else
+  [ "$status" -eq 0 ] && echo "ok   - MPICH under the openmpi instance is skipped (exit 0)" || { echo "FAIL - exit $status, expected 0"; failures=$((failures+1)); }
+  check "no golden for platform 'mpich'" "the skip names the other family's platform key"
+fi
+[ "$failures" -eq 0 ]
