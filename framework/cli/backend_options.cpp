@@ -5,6 +5,7 @@
 #include <set>
 
 #include "exit_status.hpp"
+#include "validators.hpp"
 
 namespace fprev::cli {
 namespace {
@@ -49,6 +50,7 @@ class BackendOptionParser {
       if (!names_.count(spec.name)) add(spec, "Case parameters", result_.case_params);
     if (!names_.count("seed"))
       app_.add_option("--seed", result_.engine_seed, "the same as --reveal-seed")
+          ->check(unsigned_integer())
           ->type_name("UINT")
           ->group("Engine");
   }

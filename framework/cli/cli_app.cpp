@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "validators.hpp"
 #include "fprev/backend.hpp"
 #include "version.hpp"
 
@@ -53,18 +54,27 @@ void add_selection_options(CLI::App& command, SelectionOptions& s) {
       ->group(kSelectionGroup);
 }
 
-// `seed_names`: "--reveal-seed" (reveal, where --seed may be a backend's parameter) or
-// "--seed,--reveal-seed" (check and update).
-void add_engine_options(CLI::App& command, EngineOptions& e, const std::string& seed_names) {
+// `seed_alias`: --seed is also the engine's seed (check and update; in reveal --seed may be a
+// backend's parameter). Two options rather than one with two names, so an error names the one
+// the user typed.
+void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
   command.add_option("--algorithm", e.algorithm, "fprev (default), basic or naive (n <= 8)")
       ->check(CLI::IsMember({"fprev", "basic", "naive"}))
       ->type_name("NAME")
       ->group(kEngineGroup);
-  command
-      .add_option(seed_names, e.seed,
-                  "seed of the engine's random inputs and pivots (the tree does not depend on it)")
-      ->type_name("UINT")
-      ->group(kEngineGroup);
+  CLI::Option* seed =
+      command
+          .add_option("--reveal-seed", e.seed,
+                      "seed of the engine's random inputs and pivots (the tree does not depend on it)")
+          ->check(unsigned_integer())
+          ->type_name("UINT")
+          ->group(kEngineGroup);
+  if (seed_alias)
+    command.add_option("--seed", e.seed, "the same as --reveal-seed")
+        ->check(unsigned_integer())
+        ->type_name("UINT")
+        ->group(kEngineGroup)
+        ->excludes(seed);
 }
 
 void add_json_flag(CLI::App& command, bool& json, const char* what) {
@@ -78,7 +88,7 @@ void add_strict_flag(CLI::App& command, bool& strict) {
 
 void add_gate_options(CLI::App& command, GateOptions& g) {
   add_selection_options(command, g.selection);
-  add_engine_options(command, g.engine, "--seed,--reveal-seed");
+  add_engine_options(command, g.engine, true);
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
   command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
@@ -173,7 +183,7 @@ CLI::App* add_reveal(CLI::App& app, RevealCommandOptions& o) {
       ->type_name("FORMAT")
       ->group(kOutputGroup);
   c->add_flag("--json", o.json, "the same as --format json (docs/json.md)")->group(kOutputGroup)->excludes("--format");
-  add_engine_options(*c, o.engine, "--reveal-seed");
+  add_engine_options(*c, o.engine, false);
   c->footer(
       "backend settings (--library, --threads, --arch, ...) and case parameters (--op, --dtype, --n,\n"
       "--order, ...) depend on the backend: fprev-golden reveal --backend NAME --help lists them.\n"

@@ -31,6 +31,9 @@ Selection select_cases(const SelectionOptions& options) {
   s.golden_given = options.golden.has_value();
   s.golden_root = s.golden_given ? std::filesystem::path(*options.golden)
                                  : from_environment("FPREV_GOLDEN_DIR", "golden");
+  if (s.golden_given && std::filesystem::exists(s.golden_root) &&
+      !std::filesystem::is_directory(s.golden_root))
+    throw UsageError("--golden " + s.golden_root.string() + " is not a directory");
   for (const auto& path : s.suite_paths)
     if (!std::filesystem::exists(path))
       throw UsageError("no suite file or directory '" + path.string() +

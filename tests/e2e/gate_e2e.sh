@@ -79,8 +79,8 @@ git commit -qam "re-baselined"
 rm "$G/sum-float32-sequential-n16.golden"
 "$FG" check >out.txt 2>&1; expect_status 0 $? "a missing golden does not fail the gate"
 expect_in "SKIPPED reproducibility/small/ref/sum-float32-sequential-n16" out.txt "the missing golden is a skip"
-expect_in "create it with: fprev-golden update --suite small --backend ref --case sum-float32-sequential-n16" \
-  out.txt "the skip gives the update command"
+expect_in "create it with: $FG update --suite small --backend ref --case sum-float32-sequential-n16" \
+  out.txt "the skip gives the update command (the program as it was run)"
 expect_in "1 skipped" out.txt "the summary counts the skip"
 "$FG" check --strict >out.txt 2>&1; expect_status 1 $? "strict mode fails on a missing golden"
 FPREV_STRICT=1 "$FG" check >out.txt 2>&1; expect_status 1 $? "FPREV_STRICT=1 fails on a missing golden"
