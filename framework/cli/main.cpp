@@ -13,6 +13,7 @@
 #include "exit_status.hpp"
 #include "fprev/backend.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/reveal.hpp"
 #include "fprev/suite.hpp"
 
 namespace {
@@ -42,6 +43,15 @@ int report_current_exception(const std::string& command) noexcept {
     return cli::kExitFailure;
   } catch (const fprev::GoldenParseError& e) {
     std::cerr << prefix << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::BackendUnavailable& e) {
+    std::cerr << prefix << "backend unavailable here: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::TargetError& e) {
+    std::cerr << prefix << "the target failed: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::RevealFailure& e) {
+    std::cerr << prefix << e.diagnostic().to_string() << "\n";
     return cli::kExitFailure;
   } catch (const std::bad_alloc&) {
     std::cerr << prefix << "out of memory\n";

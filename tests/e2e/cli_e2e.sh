@@ -11,18 +11,7 @@ SCHEMA="$ROOT/docs/fprev-golden.schema.json"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 unset CI FPREV_STRICT FPREV_SUITES FPREV_GOLDEN_DIR
-failures=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
-expect_status() {  # expected, actual, what
-  if [ "$1" = "$2" ]; then pass "$3 (exit $2)"; else fail "$3: expected exit $1, got $2"; fi
-}
-expect_in() {  # needle, file, what
-  if grep -qF -- "$1" "$2"; then pass "$3"; else fail "$3: '$1' not in output:"; sed 's/^/      /' "$2" | head -30; fi
-}
-expect_not_in() {  # needle, file, what
-  if grep -qF -- "$1" "$2"; then fail "$3: '$1' in output"; else pass "$3"; fi
-}
+source "$(dirname "$0")/e2e_lib.sh"
 # run EXPECTED-STATUS WHAT -- COMMAND...: output (stdout and stderr) in out.txt
 run() {
   local expected=$1 what=$2
@@ -290,9 +279,7 @@ ls golden/*/sim/tc/*.golden >/dev/null 2>&1 && pass "it created the golden" || f
 (cd build && FPREV_TCSIM_ARCH=ampere "$CTEST" -R sim >../ctest.txt 2>&1)
 expect_status 0 $? "with the same override the case now passes"
 
-echo
 if [ "$failures" -eq 0 ] && [ -z "$JSON_SCHEMA_OK" ]; then
   echo "SKIP: the JSON schema checks need python3-jsonschema (scripts/install-deps installs it)"; exit 77
 fi
-if [ "$failures" -eq 0 ]; then echo "e2e cli: all checks passed"; exit 0; fi
-echo "e2e cli: $failures check(s) failed"; exit 1
+finish cli

@@ -11,15 +11,7 @@ FG=$1 ROOT=$2 CMAKE=$3 CTEST=$4
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 unset CI FPREV_STRICT FPREV_SUITES FPREV_GOLDEN_DIR
-failures=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
-expect_status() {  # expected, actual, what
-  if [ "$1" = "$2" ]; then pass "$3 (exit $2)"; else fail "$3: expected exit $1, got $2"; fi
-}
-expect_in() {  # needle, file, what
-  if grep -qF -- "$1" "$2"; then pass "$3"; else fail "$3: '$1' not in output:"; sed 's/^/      /' "$2" | head -40; fi
-}
+source "$(dirname "$0")/e2e_lib.sh"
 
 cd "$WORK"
 mkdir -p project/suites project/golden
@@ -167,6 +159,4 @@ expect_in "Skipped" out.txt "ctest reports the missing golden as skipped"
 (cd build && "$CTEST" -L reproducibility >../out.txt 2>&1); expect_status 0 $? "after update the new case passes"
 expect_in "100% tests passed" out.txt "no skips remain"
 
-echo
-if [ "$failures" -eq 0 ]; then echo "e2e gate: all checks passed"; exit 0; fi
-echo "e2e gate: $failures check(s) failed"; exit 1
+finish gate

@@ -79,13 +79,8 @@ int run_reveal(const RevealCommandOptions& options) {
   apply_engine_options(options.engine, reveal_options);
   if (arguments.engine_seed && !options.engine.seed) reveal_options.seed = *arguments.engine_seed;
 
-  OpenedTarget opened;
-  try {
-    opened = open_target(*backend, arguments);
-  } catch (const BackendUnavailable& e) {
-    std::cerr << "fprev-golden reveal: error: backend unavailable: " << e.what() << "\n";
-    return kExitFailure;
-  }
+  // BackendUnavailable, TargetError and RevealFailure end in main's handler (exit status 1).
+  const OpenedTarget opened = open_target(*backend, arguments);
   const auto target = opened.instance->make_target(opened.case_params);
   try {
     const RevealResult result = reveal(*target, reveal_options);
@@ -100,11 +95,7 @@ int run_reveal(const RevealCommandOptions& options) {
     if (format == "json")
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, nullptr,
                                            &e.diagnostic()));
-    std::cerr << "fprev-golden reveal: " << e.diagnostic().to_string() << "\n";
-    return kExitFailure;
-  } catch (const TargetError& e) {
-    std::cerr << "fprev-golden reveal: error: the target failed: " << e.what() << "\n";
-    return kExitFailure;
+    throw;  // main's handler prints the diagnostic (exit status 1)
   }
 }
 
