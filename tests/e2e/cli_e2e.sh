@@ -279,6 +279,19 @@ ls golden/*/sim/tc/*.golden >/dev/null 2>&1 && pass "it created the golden" || f
 (cd build && FPREV_TCSIM_ARCH=ampere "$CTEST" -R sim >../ctest.txt 2>&1)
 expect_status 0 $? "with the same override the case now passes"
 
+# A target that misbehaves: the JUnit message names the finding. (The golden comes from a
+# sequential sum under the same case id: without a golden the case would be skipped unrevealed.)
+printf 'suite: flaky\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: ORDER\n    n: 8\n    id: flaky-{n}\n' \
+  >flaky.template
+sed 's/ORDER/sequential/' flaky.template >suites/flaky.yaml
+"$FG" update --suite flaky >/dev/null 2>&1
+sed 's/ORDER/nondeterministic/' flaky.template >suites/flaky.yaml
+(cd build && "$CTEST" -R flaky --output-junit junit-flaky.xml >../ctest.txt 2>&1)
+expect_status 8 $? "ctest fails on a misbehaving target"
+expect_in 'Regex=[the target misbehaves: nondeterministic]' build/junit-flaky.xml \
+  "the JUnit failure message names the finding"
+rm suites/flaky.yaml
+
 if [ "$failures" -eq 0 ] && [ -z "$JSON_SCHEMA_OK" ]; then
   echo "SKIP: the JSON schema checks need python3-jsonschema (scripts/install-deps installs it)"; exit 77
 fi
