@@ -226,14 +226,7 @@ rm -rf golden
 
 # --- CTest: JUnit failure messages, accept commands that work as printed ---------------------------------
 "$FG" update >/dev/null 2>&1
-cat > CMakeLists.txt <<CMAKE
-cmake_minimum_required(VERSION 3.25)
-project(downstream NONE)
-include(CTest)
-include("$ROOT/cmake/FprevReproducibility.cmake")
-fprev_add_reproducibility_suites(SUITES suites GOLDEN_DIR golden EXECUTABLE "$FG")
-CMAKE
-"$CMAKE" -S . -B build >cmake.log 2>&1; expect_status 0 $? "a downstream project configures"
+configure_downstream_project
 sed -i -e 's/^n0\.2 = (0 1)$/n0.2 = (0 2)/' -e 's/^n2\.2 = (2 3)$/n1.2 = (1 3)/' \
        -e 's/^n0\.4 = (n0\.2 n2\.2)$/n0.4 = (n0.2 n1.2)/' -e 's/^sexpr: ((0 1) (2 3))$/sexpr: ((0 2) (1 3))/' \
        "$G/sum-float32-pairwise-n4.golden"

@@ -12,6 +12,19 @@ expect_in() {  # needle, file, what
 expect_not_in() {  # needle, file, what
   if grep -qF -- "$1" "$2"; then fail "$3: '$1' in output"; else pass "$3"; fi
 }
+# A CMake project in the current directory that registers suites/ and golden/ with
+# fprev_add_reproducibility_suites (needs ROOT, FG, CMAKE), configured into build/.
+configure_downstream_project() {
+  cat > CMakeLists.txt <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(downstream NONE)
+include(CTest)
+include("$ROOT/cmake/FprevReproducibility.cmake")
+fprev_add_reproducibility_suites(SUITES suites GOLDEN_DIR golden EXECUTABLE "$FG")
+CMAKE
+  "$CMAKE" -S . -B build >cmake.log 2>&1
+  expect_status 0 $? "a downstream project configures"
+}
 finish() {  # name
   echo
   if [ "$failures" -eq 0 ]; then echo "e2e $1: all checks passed"; exit 0; fi

@@ -131,14 +131,7 @@ stray=$(find golden -type f ! -name '*.golden')
 [ -z "$stray" ] && pass "no temporary files left behind" || fail "left behind: $stray"
 
 # --- CTest integration in a downstream project ---------------------------------------------------
-cat > CMakeLists.txt <<CMAKE
-cmake_minimum_required(VERSION 3.25)
-project(downstream NONE)
-include(CTest)
-include("$ROOT/cmake/FprevReproducibility.cmake")
-fprev_add_reproducibility_suites(SUITES suites GOLDEN_DIR golden EXECUTABLE "$FG")
-CMAKE
-"$CMAKE" -S . -B build >cmake.log 2>&1; expect_status 0 $? "a downstream project configures"
+configure_downstream_project
 (cd build && "$CTEST" -L reproducibility --output-junit junit.xml >../out.txt 2>&1); expect_status 0 $? "ctest -L reproducibility passes"
 expect_in "reproducibility/small/ref/dot-float32-strided_pairwise-n40" out.txt "tests are named reproducibility/<suite>/<backend>/<case>"
 expect_in "100% tests passed" out.txt "every case passed"
