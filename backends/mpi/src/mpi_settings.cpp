@@ -76,7 +76,7 @@ std::vector<ParamSpec> instance_param_specs() {
       string_param("tuning",
                    "the library's algorithm variables, space separated NAME=VALUE: OMPI_MCA_* "
                    "for Open MPI (e.g. OMPI_MCA_coll_tuned_allreduce_algorithm=4), MPIR_CVAR_* "
-                   "for MPICH (e.g. MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring); part of the "
+                   "for MPICH (e.g. MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=smp); part of the "
                    "platform key"),
       boolean_param("oversubscribe", "allow more ranks than cores (Open MPI's --oversubscribe)")
           .defaults_to("true"),

@@ -4,7 +4,7 @@
 //   library            openmpi | mpich | a path to an MPI launcher (mpirun, mpiexec)
 //   tuning             the library's own algorithm variables, "NAME=VALUE NAME=VALUE":
 //                      OMPI_MCA_* for Open MPI (e.g. OMPI_MCA_coll_tuned_allreduce_algorithm=4),
-//                      MPIR_CVAR_* for MPICH (e.g. MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=ring)
+//                      MPIR_CVAR_* for MPICH (e.g. MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=smp)
 //   oversubscribe      more ranks than cores (Open MPI's --oversubscribe; MPICH always allows it)
 //   allow_run_as_root  Open MPI's --allow-run-as-root when fprev-golden runs as root
 //   launcher_args      further launcher arguments, space separated
