@@ -6,18 +6,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "fprev/suite.hpp"
+#include "suite/bounded_yaml.hpp"
 #include "suite_detail.hpp"
+#include "text/text_checks.hpp"
 
 namespace fprev {
 namespace {
 
-constexpr std::size_t kMaxCasesPerEntry = 100000;  // a typo in a list should not exhaust memory
+// Errors kept before sorting (the first kMaxReportedSuiteErrors in file order are reported).
+constexpr std::size_t kMaxKeptErrors = 1000;
+constexpr std::size_t kMaxMessageBytes = 1024;  // a message quoting a long value is shortened
+constexpr std::size_t kMaxNamesListed = 20;     // of backend instances, in "allowed values"
 
 const char* const kTopLevelKeys = "suite, description, backends, cases";
 
@@ -61,34 +68,56 @@ const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::strin
   return nullptr;
 }
 
-std::string quote(const std::string& text) { return "'" + text + "'"; }
+// "1 entry", "1,000 entries".
+std::string counted(std::uint64_t count, std::string_view one, std::string_view many) {
+  return detail::with_thousands_separators(count) + " " + std::string(count == 1 ? one : many);
+}
 
+// A name, value or key from the file, quoted for a message: bounded, whatever its length.
+std::string quote(const std::string& text) { return quoted_excerpt(text); }
+
+// The problems of one file, bounded: each message at most kMaxMessageBytes, the first
+// kMaxKeptErrors kept (then only counted), and kMaxReportedSuiteErrors reported by take().
 class Diagnostics {
  public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
 
   void error(Pos pos, std::string message) {
-    if (seen_.emplace(pos.line, pos.column, message).second)
-      list_.push_back({file_, pos.line, pos.column, std::move(message)});
+    message = detail::shorten_message(std::move(message), kMaxMessageBytes);
+    const std::size_t key = std::hash<std::string>{}(message) ^
+                            (std::hash<int>{}(pos.line) * 31 + std::hash<int>{}(pos.column)) * 1000003;
+    if (!seen_.insert(key).second) return;  // the same problem found via two cases
+    ++count_;
+    if (list_.size() < kMaxKeptErrors)
+      list_.push_back({suite_detail::position(file_, pos.line, pos.column), std::move(message)});
   }
-  std::size_t count() const { return list_.size(); }
+  std::size_t count() const { return count_; }
   const std::string& file() const { return file_; }
   std::string location(Pos pos) const {
     return suite_detail::location(file_, pos.line, pos.column);
   }
 
-  // In file order; stable, so several problems at one place keep the order they were found in.
+  // In file order (stable: several problems at one place keep the order they were found in), at
+  // most kMaxReportedSuiteErrors, then one saying how many more there were.
   std::vector<SuiteDiagnostic> take() {
     std::stable_sort(list_.begin(), list_.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+      return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
     });
+    if (count_ > kMaxReportedSuiteErrors) {
+      list_.resize(kMaxReportedSuiteErrors);
+      list_.push_back({SourcePosition::whole(file_),
+                       detail::with_thousands_separators(count_ - kMaxReportedSuiteErrors) +
+                           " more errors not shown (only the first " +
+                           std::to_string(kMaxReportedSuiteErrors) + " are)"});
+    }
     return std::move(list_);
   }
 
  private:
   std::string file_;
   std::vector<SuiteDiagnostic> list_;
-  std::set<std::tuple<int, int, std::string>> seen_;  // the same problem found via two cases
+  std::size_t count_ = 0;
+  std::unordered_set<std::size_t> seen_;  // hashes of (position, message)
 };
 
 // A map entry: its key as text, with positions.
@@ -103,18 +132,18 @@ struct Field {
 // yaml-cpp accepts silently) are reported and left out.
 std::vector<Field> read_fields(const YAML::Node& map, Pos map_pos, Diagnostics& diags) {
   std::vector<Field> fields;
+  std::unordered_map<std::string, std::size_t> index;  // key -> fields
   for (const auto& entry : map) {
     const Pos key_pos = pos_of(entry.first, map_pos);
     if (!entry.first.IsScalar()) {
       diags.error(key_pos, "a key must be a plain name, got " + describe(entry.first));
       continue;
     }
-    const std::string key = entry.first.Scalar();
-    const auto first = std::find_if(fields.begin(), fields.end(),
-                                    [&](const Field& field) { return field.key == key; });
-    if (first != fields.end()) {
+    const std::string& key = entry.first.Scalar();
+    const auto [first, inserted] = index.emplace(key, fields.size());
+    if (!inserted) {
       diags.error(key_pos, "key " + quote(key) + " is repeated; first given at " +
-                               diags.location(first->key_pos));
+                               diags.location(fields[first->second].key_pos));
       continue;
     }
     fields.push_back({key, key_pos, entry.second, pos_of(entry.second, key_pos)});
@@ -160,24 +189,16 @@ class SuiteParser {
   }
 
   Suite parse(std::string_view text) {
-    std::vector<YAML::Node> documents;
-    try {
-      documents = YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& error) {
-      const Pos pos =
-          error.mark.is_null() ? Pos{} : Pos{error.mark.line + 1, error.mark.column + 1};
-      diags_.error(pos, "YAML syntax error: " + error.msg);
-      throw SuiteError(diags_.take());
-    }
-    if (documents.empty() || documents.front().IsNull()) {
+    suite_detail::BoundedYaml yaml = suite_detail::load_bounded_yaml(text);
+    for (auto& problem : yaml.problems)
+      diags_.error({problem.line, problem.column}, std::move(problem.message));
+    if (!yaml.root) throw SuiteError(diags_.take());
+    if (!yaml.root->IsDefined() || yaml.root->IsNull()) {
       diags_.error({}, std::string("the file holds no suite; expected a map with the keys ") +
                            kTopLevelKeys);
       throw SuiteError(diags_.take());
     }
-    if (documents.size() > 1)
-      diags_.error(pos_of(documents[1], {}), "a suite file holds one YAML document; found " +
-                                                 std::to_string(documents.size()));
-    parse_root(documents.front());
+    parse_root(*yaml.root);
     if (diags_.count() > 0) throw SuiteError(diags_.take());
     return std::move(suite_);
   }
@@ -304,7 +325,10 @@ class SuiteParser {
 
     Params resolved;
     if (instance.backend != nullptr) resolved = check_settings(*instance.backend, settings, pos);
-    if (!instance.name.empty()) instances_.push_back(instance);
+    if (!instance.name.empty()) {
+      instance_index_.emplace(instance.name, instances_.size());
+      instances_.push_back(instance);
+    }
     if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr)
       return;
     instances_.back().spec_index = suite_.backends.size();
@@ -320,12 +344,10 @@ class SuiteParser {
                                         " is not file-name safe; " + kSafeNameRule);
       return;
     }
-    for (const auto& other : instances_) {
-      if (other.name == *name) {
-        diags_.error(field.value_pos, "duplicate backend instance name " + quote(*name) +
-                                          "; first declared at " + diags_.location(other.name_pos));
-        return;
-      }
+    if (const DeclaredInstance* other = find_instance(*name)) {
+      diags_.error(field.value_pos, "duplicate backend instance name " + quote(*name) +
+                                        "; first declared at " + diags_.location(other->name_pos));
+      return;
     }
     instance.name = *name;
     instance.name_pos = field.value_pos;
@@ -388,6 +410,21 @@ class SuiteParser {
 
   void parse_cases(const Field& field) {
     if (!check_list(field, "case entries", "case entry")) return;
+    // Counted before anything is read or expanded: aliases of a large entry, or a large entry on
+    // many instances, are refused here in one error instead of expanding into millions of cases.
+    const std::uint64_t cases = count_cases(field.value);
+    if (cases > kMaxSuiteCases) {
+      diags_.error(field.key_pos,
+                   "the case entries expand to " + (cases >= kCountCap ? "more than " : std::string()) +
+                       detail::with_thousands_separators(cases) + " cases (" +
+                       counted(field.value.size(), "entry", "entries") + " on " +
+                       counted(usable_instances(), "backend instance", "backend instances") +
+                       "), more than the " +
+                       detail::with_thousands_separators(kMaxSuiteCases) +
+                       " a suite file may have; split the suite into several files or shorten "
+                       "the lists");
+      return;
+    }
     for (const auto& item : field.value) {
       const Pos pos = pos_of(item, field.value_pos);
       if (!item.IsMap()) {
@@ -397,6 +434,59 @@ class SuiteParser {
       parse_case_entry(item, pos);
     }
   }
+
+  // ---- counting cases before expanding them ----------------------------------------------------
+
+  static constexpr std::uint64_t kCountCap = std::uint64_t{1} << 62;
+
+  static std::uint64_t saturating_multiply(std::uint64_t a, std::uint64_t b) {
+    if (a == 0 || b == 0) return 0;
+    return a > kCountCap / b ? kCountCap : a * b;
+  }
+
+  std::uint64_t usable_instances() const {
+    return static_cast<std::uint64_t>(std::count_if(
+        instances_.begin(), instances_.end(), [](const auto& i) { return i.backend != nullptr; }));
+  }
+
+  // How many cases the entries expand to, read from the list sizes as parse_case_entry would see
+  // them (the first of repeated keys, the instances a `backends` field names once each). Entries
+  // that are not maps expand to nothing.
+  std::uint64_t count_cases(const YAML::Node& entries) const {
+    std::uint64_t total = 0;
+    for (const auto& entry : entries) {
+      if (!entry.IsMap()) continue;
+      std::unordered_set<std::string> keys;
+      std::uint64_t combinations = 1;
+      std::uint64_t instances = usable_instances();
+      for (const auto& field : entry) {
+        if (!field.first.IsScalar() || !keys.insert(field.first.Scalar()).second) continue;
+        const std::string& key = field.first.Scalar();
+        if (key == "backends")
+          instances = count_restriction(field.second);
+        else if (key != "id" && field.second.IsSequence())
+          combinations = saturating_multiply(combinations, field.second.size());
+      }
+      total = std::min(kCountCap, total + saturating_multiply(combinations, instances));
+    }
+    return total;
+  }
+
+  std::uint64_t count_restriction(const YAML::Node& names) const {
+    std::unordered_set<const DeclaredInstance*> found;
+    const auto add = [&](const YAML::Node& name) {
+      if (!name.IsScalar()) return;
+      const DeclaredInstance* instance = find_instance(name.Scalar());
+      if (instance != nullptr && instance->backend != nullptr) found.insert(instance);
+    };
+    if (names.IsSequence())
+      for (const auto& name : names) add(name);
+    else
+      add(names);
+    return found.size();
+  }
+
+  // ---- reading and expanding entries ------------------------------------------------------------
 
   void parse_case_entry(const YAML::Node& node, Pos pos) {
     const std::size_t errors_before = diags_.count();
@@ -459,23 +549,34 @@ class SuiteParser {
                                         describe(field.value));
     }
     std::vector<const DeclaredInstance*> found;
+    std::unordered_set<const DeclaredInstance*> seen;
     for (const auto& name : names) {
-      const auto instance = std::find_if(instances_.begin(), instances_.end(),
-                                         [&](const auto& i) { return i.name == name.text; });
-      if (instance == instances_.end()) {
+      const DeclaredInstance* instance = find_instance(name.text);
+      if (instance == nullptr) {
         diags_.error(name.pos, "unknown backend instance " + quote(name.text) +
                                    "; allowed values: " + instance_names());
-      } else if (std::find(found.begin(), found.end(), &*instance) == found.end()) {
-        found.push_back(&*instance);
+      } else if (seen.insert(instance).second) {
+        found.push_back(instance);
       }
     }
     return found;
   }
 
+  const DeclaredInstance* find_instance(const std::string& name) const {
+    const auto it = instance_index_.find(name);
+    return it == instance_index_.end() ? nullptr : &instances_[it->second];
+  }
+
+  // The declared instance names for "allowed values", at most kMaxNamesListed of them.
   std::string instance_names() const {
+    if (instances_.empty()) return "(no backend instance is declared)";
     std::vector<std::string> names;
-    for (const auto& instance : instances_) names.push_back(instance.name);
-    return names.empty() ? "(no backend instance is declared)" : join_values(names);
+    for (std::size_t i = 0; i < instances_.size() && i < kMaxNamesListed; ++i)
+      names.push_back(instances_[i].name);
+    std::string listed = join_values(names);
+    if (instances_.size() > kMaxNamesListed)
+      listed += " and " + std::to_string(instances_.size() - kMaxNamesListed) + " more";
+    return listed;
   }
 
   // The values of a case parameter: a single value or a non-empty list of single values.
@@ -545,14 +646,15 @@ class SuiteParser {
     }
     if (!entry_ok || diags_.count() != errors_before) return;
 
-    std::size_t total = 1;
-    for (const auto& param : entry.params) {
-      total *= param.values.size();
-      if (total > kMaxCasesPerEntry) {
-        diags_.error(entry.pos, "this entry expands to more than " +
-                                    std::to_string(kMaxCasesPerEntry) + " cases");
-        return;
-      }
+    std::uint64_t total = 1;
+    for (const auto& param : entry.params) total = saturating_multiply(total, param.values.size());
+    // count_cases() has bounded the file; this keeps the bound should the two ever disagree.
+    expanded_ = std::min(kCountCap, expanded_ + saturating_multiply(total, group.size()));
+    if (expanded_ > kMaxSuiteCases) {
+      diags_.error(entry.pos, "the entries up to here expand to more than " +
+                                  detail::with_thousands_separators(kMaxSuiteCases) +
+                                  " cases, the most a suite file may have");
+      return;
     }
     // Cross product in key order, the first key varying slowest.
     std::vector<std::size_t> index(entry.params.size(), 0);
@@ -645,6 +747,8 @@ class SuiteParser {
   Diagnostics diags_;
   const BackendRegistry& registry_;
   std::vector<DeclaredInstance> instances_;
+  std::unordered_map<std::string, std::size_t> instance_index_;  // name -> instances_
+  std::uint64_t expanded_ = 0;  // cases expanded so far, over all entries and instances
   std::map<std::string, std::map<std::string, Pos>> case_ids_;  // instance -> id -> first entry
   std::map<std::string, std::vector<SuiteCase>> cases_by_instance_;
   std::map<const Backend*, std::optional<std::vector<ParamSpec>>> case_specs_;
