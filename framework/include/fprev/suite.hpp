@@ -66,7 +66,7 @@ namespace fprev {
 
 inline constexpr std::size_t kMaxSuiteBytes = std::size_t{1} << 20;  // UTF-8 without control bytes
 inline constexpr std::size_t kMaxSuiteYamlNesting = 10;  // lists and maps inside each other
-inline constexpr std::uint64_t kMaxSuiteYamlNodes = 500000;  // values; an alias counts as a copy
+inline constexpr std::uint64_t kMaxSuiteYamlNodes = 200000;  // values; an alias counts as a copy
 inline constexpr std::uint64_t kMaxSuiteCases = 10000;       // expanded cases of one file
 inline constexpr std::size_t kMaxReportedSuiteErrors = 50;   // per file, then "N more errors"
 

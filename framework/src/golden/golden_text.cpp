@@ -317,10 +317,11 @@ class LineReader {
     // Look for the end of the line only as far as a line may reach.
     const std::size_t end = text_.substr(0, pos_ + kMaxGoldenLineBytes + 1).find('\n', pos_);
     if (end == std::string_view::npos) {
-      if (text_.size() - pos_ > kMaxGoldenLineBytes)
+      if (text_.size() - pos_ > kMaxGoldenLineBytes) {
+        const std::string_view line = text_.substr(pos_, text_.find('\n', pos_) - pos_);
         fail("the line is longer than " + detail::with_thousands_separators(kMaxGoldenLineBytes) +
-             " bytes, the most a golden line may have; it starts with " +
-             quoted_excerpt(text_.substr(pos_)));
+             " bytes, the most a golden line may have: " + quoted_excerpt(line));
+      }
       fail("the last line has no newline: the file is truncated");
     }
     std::string_view line = text_.substr(pos_, end - pos_);

@@ -51,6 +51,13 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
 
 BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max_bytes) {
   BoundedRead result;
+  // A regular file's size is known up front; other files (pipes, devices) are read up to the limit.
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > max_bytes &&
+      !ec) {
+    result.status = ReadStatus::too_large;
+    return result;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     result.status = ReadStatus::cannot_open;
