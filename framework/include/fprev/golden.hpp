@@ -35,7 +35,7 @@
 // strip trailing blanks.
 //
 // Limits (a golden is read from a repository, where merges garble files): a golden file holds at
-// most kMaxGoldenBytes (a tree of about two million leaves) and a line at most kMaxGoldenLineBytes;
+// most kMaxGoldenBytes (a tree of about a million leaves) and a line at most kMaxGoldenLineBytes;
 // the text must be valid UTF-8; `leaves` is at most kMaxTreeLeaves and is checked against the node
 // lines before anything is allocated for it. Error messages quote at most a short excerpt of a line.
 //
@@ -59,7 +59,7 @@
 namespace fprev {
 
 inline constexpr int kGoldenFormatVersion = 1;
-inline constexpr std::size_t kMaxGoldenBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kMaxGoldenBytes = std::size_t{32} << 20;
 inline constexpr std::size_t kMaxGoldenLineBytes = std::size_t{1} << 20;
 
 struct GoldenMetadata {

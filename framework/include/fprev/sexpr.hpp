@@ -13,9 +13,10 @@
 
 namespace fprev {
 
-// The longest text parse_sexpr reads: about three million leaves. Parsing takes memory in
-// proportion to the text, so a longer one is refused before anything is allocated for it.
-inline constexpr std::size_t kMaxSexprBytes = std::size_t{32} << 20;
+// The longest text parse_sexpr reads (16 MiB: a sequential sum of 10^6 summands takes 9 MB).
+// Parsing takes memory in proportion to the text, so a longer one is refused before anything is
+// allocated for it.
+inline constexpr std::size_t kMaxSexprBytes = std::size_t{16} << 20;
 
 // Iterative (any depth). The empty tree prints as "" (which parse_sexpr rejects).
 std::string to_sexpr(const Tree& tree);

@@ -156,7 +156,7 @@ TEST(HostileGoldens, AFileLargerThanTheLimitIsNotReadIntoMemory) {
       {.max_memory_mb = 16, .max_cpu_seconds = 10});
   std::filesystem::remove(path);
   ASSERT_TRUE(outcome.within_limits()) << outcome.describe();
-  EXPECT_EQ(outcome.output, path.string() + ": the file is larger than 67,108,864 bytes, the most "
+  EXPECT_EQ(outcome.output, path.string() + ": the file is larger than 33,554,432 bytes, the most "
                                             "a golden may have");
 }
 

@@ -58,8 +58,8 @@ TEST(HostileSexpr, TextBeyondTheLimitIsRefusedBeforeParsing) {
   const ChildOutcome outcome = run_bounded([&] { return parse_outcome(text); },
                                            {.max_memory_mb = 16, .max_cpu_seconds = 10});
   ASSERT_TRUE(outcome.within_limits()) << outcome.describe();
-  EXPECT_EQ(outcome.output, "S-expression, position 33554432: the text has 33,554,433 bytes, more "
-                            "than the 33,554,432 an S-expression may have");
+  EXPECT_EQ(outcome.output, "S-expression, position 16777216: the text has 16,777,217 bytes, more "
+                            "than the 16,777,216 an S-expression may have");
 }
 
 TEST(HostileSexpr, ErrorPositionsUseTheSharedFormat) {
