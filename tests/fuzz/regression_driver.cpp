@@ -20,19 +20,6 @@
 #include "bounded_child.hpp"
 #include "harness.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FPREV_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FPREV_UNDER_ASAN 1
-#endif
-#endif
-
-#ifdef FPREV_UNDER_ASAN
-// Freed memory waits in ASan's quarantine (256 MB by default) and would count as the input's.
-extern "C" const char* __asan_default_options() { return "quarantine_size_mb=16"; }
-#endif
-
 namespace {
 
 namespace fs = std::filesystem;

@@ -14,12 +14,18 @@
 #include <sstream>
 #include <string_view>
 
+// Whether AddressSanitizer instruments this build (GCC or clang).
 #if defined(__SANITIZE_ADDRESS__)
 #define FPREV_UNDER_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define FPREV_UNDER_ASAN 1
 #endif
+#endif
+
+#ifdef FPREV_UNDER_ASAN
+// Freed memory waits in ASan's quarantine (256 MB by default) and would count as the child's.
+extern "C" const char* __asan_default_options() { return "quarantine_size_mb=16"; }
 #endif
 
 namespace fprev::test_support {
@@ -152,6 +158,22 @@ ChildOutcome run_bounded(const std::function<std::string()>& body, ChildLimits l
     outcome.signal = WTERMSIG(status);
   }
   return outcome;
+}
+
+LargeTemporaryFile::LargeTemporaryFile(std::string_view name, std::string_view head,
+                                       std::uintmax_t size)
+    : path_(std::filesystem::temp_directory_path() /
+            (std::to_string(::getpid()) + "-" + std::string(name))) {
+  {
+    std::ofstream out(path_, std::ios::binary);
+    out << head;
+  }
+  std::filesystem::resize_file(path_, size);
+}
+
+LargeTemporaryFile::~LargeTemporaryFile() {
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
 }
 
 }  // namespace fprev::test_support

@@ -453,12 +453,13 @@ class SuiteParser {
   // them (the first of repeated keys, the instances a `backends` field names once each). Entries
   // that are not maps expand to nothing.
   std::uint64_t count_cases(const YAML::Node& entries) const {
+    const std::uint64_t every_instance = usable_instances();
     std::uint64_t total = 0;
     for (const auto& entry : entries) {
       if (!entry.IsMap()) continue;
       std::unordered_set<std::string> keys;
       std::uint64_t combinations = 1;
-      std::uint64_t instances = usable_instances();
+      std::uint64_t instances = every_instance;
       for (const auto& field : entry) {
         if (!field.first.IsScalar() || !keys.insert(field.first.Scalar()).second) continue;
         const std::string& key = field.first.Scalar();

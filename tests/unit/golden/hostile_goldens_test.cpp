@@ -3,10 +3,8 @@
 // in a child process under a memory and CPU-time limit (bounded_child.hpp): a 50 MB line must not
 // be echoed, and a declared leaf count must not be allocated before the node lines confirm it.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <string>
 
 #include "bounded_child.hpp"
@@ -19,6 +17,7 @@ namespace {
 
 using test_support::ChildLimits;
 using test_support::ChildOutcome;
+using test_support::LargeTemporaryFile;
 using test_support::run_bounded;
 
 Golden sample_golden(Tree tree) {
@@ -137,27 +136,20 @@ TEST(HostileGoldens, ValuesThatAreNotUtf8AreWrittenEscaped) {
 }
 
 TEST(HostileGoldens, AFileLargerThanTheLimitIsNotReadIntoMemory) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("fprev-hostile-" + std::to_string(::getpid()) + ".golden");
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << kFourLeaves;
-  }
-  std::filesystem::resize_file(path, std::uintmax_t{1} << 30);  // 1 GiB, sparse
+  const LargeTemporaryFile file("fprev-hostile.golden", kFourLeaves, std::uintmax_t{1} << 30);
   const ChildOutcome outcome = run_bounded(
       [&] {
         try {
-          read_golden(path);
+          read_golden(file.path());
           return std::string("parsed");
         } catch (const GoldenParseError& error) {
           return std::string(error.what());
         }
       },
       {.max_memory_mb = 16, .max_cpu_seconds = 10});
-  std::filesystem::remove(path);
   ASSERT_TRUE(outcome.within_limits()) << outcome.describe();
-  EXPECT_EQ(outcome.output, path.string() + ": the file is larger than 33,554,432 bytes, the most "
-                                            "a golden may have");
+  EXPECT_EQ(outcome.output, file.path().string() + ": the file is larger than 33,554,432 bytes, "
+                                                   "the most a golden may have");
 }
 
 }  // namespace

@@ -4,11 +4,8 @@
 // and small" is asserted without a wall clock, and a regression fails the test instead of the
 // machine. The expected messages are written from the limits' definitions (suite.hpp).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "bounded_child.hpp"
@@ -19,6 +16,7 @@ namespace fprev {
 namespace {
 
 using test_support::ChildOutcome;
+using test_support::LargeTemporaryFile;
 using test_support::run_bounded;
 
 // What loading `text` says: "loaded N cases", or the SuiteError's text.
@@ -162,27 +160,20 @@ TEST(HostileSuites, TextThatIsTooLongOrNotUtf8IsRefusedWhereItGoesWrong) {
 }
 
 TEST(HostileSuites, ALargeFileIsNotReadIntoMemory) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("fprev-hostile-" + std::to_string(::getpid()) + ".yaml");
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << "suite: s\n";
-  }
-  std::filesystem::resize_file(path, std::uintmax_t{1} << 30);  // 1 GiB, sparse
+  const LargeTemporaryFile file("fprev-hostile.yaml", "suite: s\n", std::uintmax_t{1} << 30);
   const ChildOutcome outcome = run_bounded(
       [&] {
         try {
-          load_suite(path, builtin_backends());
+          load_suite(file.path(), builtin_backends());
           return std::string("loaded");
         } catch (const SuiteError& error) {
           return std::string(error.what());
         }
       },
       {.max_memory_mb = 16, .max_cpu_seconds = 10});
-  std::filesystem::remove(path);
   ASSERT_TRUE(outcome.within_limits()) << outcome.describe();
-  EXPECT_EQ(outcome.output, path.string() + ": error: the file is longer than 1,048,576 bytes, "
-                                            "the most a suite file may have");
+  EXPECT_EQ(outcome.output, file.path().string() + ": error: the file is longer than 1,048,576 "
+                                                   "bytes, the most a suite file may have");
 }
 
 TEST(HostileSuites, ErrorOutputIsBounded) {
