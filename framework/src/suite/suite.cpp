@@ -74,10 +74,16 @@ Suite load_suite(const std::filesystem::path& file, const BackendRegistry& regis
   if (std::filesystem::is_directory(status))
     throw SuiteError({file_problem(file, "cannot read suite file: it is a directory")});
   detail::BoundedRead read = detail::read_file_bounded(file, kMaxSuiteBytes);
-  if (read.status == detail::ReadStatus::too_large)
-    throw SuiteError({file_problem(file, "the file is longer than " +
-                                             detail::with_thousands_separators(kMaxSuiteBytes) +
-                                             " bytes, the most a suite file may have")});
+  if (read.status == detail::ReadStatus::too_large) {
+    // Pointed at where the limit is crossed, like the same text given to parse_suite.
+    const std::string head = detail::read_file_prefix(file, kMaxSuiteBytes);
+    std::string message = "the file is longer than " +
+                          detail::with_thousands_separators(kMaxSuiteBytes) +
+                          " bytes, the most a suite file may have";
+    if (std::filesystem::is_regular_file(status))
+      message += " (it has " + detail::with_thousands_separators(std::filesystem::file_size(file, ec)) + ")";
+    throw SuiteError({{position_of_offset(file.string(), head, head.size()), std::move(message)}});
+  }
   if (read.status != detail::ReadStatus::ok)
     throw SuiteError({file_problem(file, "cannot read suite file: " + read.error)});
   return parse_suite(read.text, file.string(), registry);

@@ -92,6 +92,14 @@ BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max
   return result;
 }
 
+std::string read_file_prefix(const std::filesystem::path& path, std::size_t bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(bytes));
+  text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return text;
+}
+
 std::string shorten_message(std::string message, std::size_t max_bytes) {
   if (message.size() <= max_bytes) return message;
   const std::size_t tail = max_bytes / 4;

@@ -31,6 +31,10 @@ struct BoundedRead {
 // as a device) is reported as too_large without holding it in memory.
 BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max_bytes);
 
+// The first `bytes` bytes of a file (fewer when it is shorter or cannot be read): where a file
+// that is too large crosses the limit.
+std::string read_file_prefix(const std::filesystem::path& path, std::size_t bytes);
+
 // `message` unchanged when it has at most `max_bytes`; otherwise its head and tail around a note
 // saying how many bytes were left out (a last guard for messages built from long input).
 std::string shorten_message(std::string message, std::size_t max_bytes = 1024);

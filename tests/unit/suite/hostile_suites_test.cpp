@@ -160,6 +160,7 @@ TEST(HostileSuites, TextThatIsTooLongOrNotUtf8IsRefusedWhereItGoesWrong) {
 }
 
 TEST(HostileSuites, ALargeFileIsNotReadIntoMemory) {
+  // "suite: s\n", then NUL bytes up to 1 GiB: the limit is crossed on line 2, after 1,048,567 bytes.
   const LargeTemporaryFile file("fprev-hostile.yaml", "suite: s\n", std::uintmax_t{1} << 30);
   const ChildOutcome outcome = run_bounded(
       [&] {
@@ -172,8 +173,9 @@ TEST(HostileSuites, ALargeFileIsNotReadIntoMemory) {
       },
       {.max_memory_mb = 16, .max_cpu_seconds = 10});
   ASSERT_TRUE(outcome.within_limits()) << outcome.describe();
-  EXPECT_EQ(outcome.output, file.path().string() + ": error: the file is longer than 1,048,576 "
-                                                   "bytes, the most a suite file may have");
+  EXPECT_EQ(outcome.output, file.path().string() + ":2:1048568: error: the file is longer than "
+                                                   "1,048,576 bytes, the most a suite file may "
+                                                   "have (it has 1,073,741,824)");
 }
 
 TEST(HostileSuites, ErrorOutputIsBounded) {
