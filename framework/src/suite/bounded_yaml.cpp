@@ -48,12 +48,12 @@ class Guard final : public YAML::EventHandler {
     }
     if (mark.pos == first_document_.pos) {
       // yaml-cpp 0.7.0 did not consume the token there and would return it forever.
-      const std::string token =
-          mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < text_.size()
-              ? " " + quoted_excerpt(text_.substr(static_cast<std::size_t>(mark.pos), 1))
-              : "";
-      throw Stop{problem_at(mark, "YAML syntax error: unexpected" + token +
-                                      " (',' separates items only inside [ ] or { })")};
+      const bool known = mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < text_.size();
+      const char token = known ? text_[static_cast<std::size_t>(mark.pos)] : '\0';
+      throw Stop{problem_at(
+          mark, "YAML syntax error: unexpected " +
+                    (known ? quoted_excerpt(std::string_view(&token, 1)) : std::string("token")) +
+                    (token == ',' ? " (',' separates items only inside [ ] or { })" : ""))};
     }
     second_document_ = mark;
   }
