@@ -68,6 +68,9 @@ int run_env(int argc, char** argv) {
                        .set("name", std::string(s.backend->name()))
                        .set("summary", std::string(s.backend->summary()))
                        .set("state", s.state);
+      Json host = Json::object();  // what this machine can run, e.g. blas kernel families
+      for (const auto& [key, value] : s.backend->host_facts()) host.set(key, value);
+      entry.set("host", std::move(host));
       if (s.state == "usable") {
         Json details = Json::object();
         for (const auto& [key, value] : s.identity.details) details.set(key, value);
@@ -95,6 +98,8 @@ int run_env(int argc, char** argv) {
             << "compiler:  " << __VERSION__ << "\n\nbackends:\n";
   for (const auto& s : statuses) {
     std::cout << "  " << s.backend->name() << ": " << s.backend->summary() << "\n";
+    for (const auto& [key, value] : s.backend->host_facts())
+      std::cout << "    " << key << ": " << value << "\n";
     if (s.state == "usable") {
       std::cout << "    usable: " << identity_text(s.identity) << ", platform key "
                 << s.identity.platform_key << "\n";
