@@ -210,10 +210,15 @@ class BlasBackend final : public Backend {
   }
 
   std::vector<std::pair<std::string, std::string>> host_facts() const override {
-    const CpuDescription cpu = this_cpu();
+    CpuDescription cpu;
+    try {
+      cpu = this_cpu();
+    } catch (const BackendUnavailable& unreadable) {  // a bad FPREV_BLAS_CPUINFO
+      return {{"cpu", unreadable.what()}};
+    }
     return {{"cpu", cpu.model + " (" + cpu.widest_vector_isa() + ")"},
-            {"kernel families this CPU can run", runnable_families(cpu)},
-            {"kernel families it cannot run", unrunnable_families(cpu)}};
+            {"kernel_families_runnable", runnable_families(cpu)},
+            {"kernel_families_not_runnable", unrunnable_families(cpu)}};
   }
 
  private:

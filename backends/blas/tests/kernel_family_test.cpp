@@ -162,7 +162,8 @@ TEST(KernelFamilyKeys, WithoutAKernelTheKeyIsTheFamilyOpenBlasPicksByItself) {
 TEST(KernelFamilyKeys, HostFactsListTheFamiliesForTheEnvCommand) {
   const auto facts = make_backend(cpu_from_file("cpuinfo-amd-epyc-zen3-avx2.txt"))->host_facts();
   ASSERT_EQ(facts.size(), 3u);
-  EXPECT_EQ(facts[1].first, "kernel families this CPU can run");
+  EXPECT_EQ(facts[1].first, "kernel_families_runnable");
+  EXPECT_EQ(facts[2].first, "kernel_families_not_runnable");
   // Limited to this machine's features: an injected CPU never claims more than is here.
   EXPECT_EQ(facts[1].second.find("SkylakeX"), std::string::npos) << facts[1].second;
   EXPECT_NE(facts[2].second.find("SkylakeX (needs avx512f"), std::string::npos) << facts[2].second;
