@@ -39,7 +39,8 @@ std::string own_family_key(const Library& library) {
   const KernelFamily* known = library.vendor() == Vendor::openblas
                                   ? family_of_openblas_core(library.running_family())
                                   : family_of_blis_config(library.running_family());
-  return known != nullptr ? std::string(known->key) : family_key_from_name(library.running_family());
+  return known != nullptr ? std::string(known->key)
+                          : family_key_from_name(library.running_family());
 }
 
 // A family the CPU cannot execute is a skip naming what it lacks, never forced: OpenBLAS does not

@@ -35,8 +35,10 @@ const std::vector<KernelFamily>& kernel_families() {
   static const Features kCore2 = with(kPrescott, {"ssse3"});
   static const Features kNehalem = with(kCore2, {"sse4_1", "sse4_2", "popcnt"});
   static const Features kSandybridge = with(kNehalem, {"avx"});
-  static const Features kHaswell = with(kSandybridge, {"avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "abm"});
-  static const Features kSkylakeX = with(kHaswell, {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"});
+  static const Features kHaswell =
+      with(kSandybridge, {"avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "abm"});
+  static const Features kSkylakeX =
+      with(kHaswell, {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"});
   static const Features kCooperlake = with(kSkylakeX, {"avx512_vnni", "avx512_bf16"});
   static const Features kSapphireRapids =
       with(kCooperlake, {"avx512_fp16", "avx512vbmi", "avx512_vbmi2", "avx512ifma", "avx512_bitalg",

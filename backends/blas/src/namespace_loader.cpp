@@ -33,7 +33,8 @@ PrivateEnvironment& PrivateEnvironment::create(
 }
 
 void PrivateEnvironment::add_late(const std::string& name, const std::string& value) {
-  if (block_[spare_] != nullptr) throw std::logic_error("PrivateEnvironment::add_late called twice");
+  if (block_[spare_] != nullptr)
+    throw std::logic_error("PrivateEnvironment::add_late called twice");
   entries_.push_back(name + "=" + value);
   block_[spare_] = entries_.back().data();
 }

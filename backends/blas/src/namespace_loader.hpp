@@ -20,8 +20,9 @@ class PrivateEnvironment {
  public:
   // The process's environment with `overrides` set (replacing the process's values) and
   // `removed` left out. Owned by nobody: see above.
-  static PrivateEnvironment& create(const std::vector<std::pair<std::string, std::string>>& overrides,
-                                    const std::vector<std::string>& removed);
+  static PrivateEnvironment& create(
+      const std::vector<std::pair<std::string, std::string>>& overrides,
+      const std::vector<std::string>& removed);
 
   char** block() { return block_.data(); }
   // Sets one more variable after the copy was loaded, for a library that reads it at its first

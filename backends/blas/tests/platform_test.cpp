@@ -33,7 +33,8 @@ TEST(BlasCpu, ReadsVendorModelAndFeaturesOfTheFirstProcessor) {
 }
 
 TEST(BlasCpu, WidestVectorIsaIsMetadataForPeople) {
-  EXPECT_EQ(describe_cpu_from("flags : sse sse2 avx avx2 fma\n", "x86_64").widest_vector_isa(), "avx2");
+  EXPECT_EQ(describe_cpu_from("flags : sse sse2 avx avx2 fma\n", "x86_64").widest_vector_isa(),
+            "avx2");
   // avx2 without fma: not what Haswell-class kernels need
   EXPECT_EQ(describe_cpu_from("flags : sse2 avx avx2\n", "x86_64").widest_vector_isa(), "avx");
   EXPECT_EQ(describe_cpu_from("flags : sse sse2\n", "x86_64").widest_vector_isa(), "sse");

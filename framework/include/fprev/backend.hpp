@@ -100,10 +100,15 @@ struct Identity {
 //                        family needing AVX-512 on an AVX2-only CPU (a skip that names the feature)
 //   unsupported_setting  the library is usable but cannot honour a setting of this instance, e.g.
 //                        threads: 2 with a BLAS that has no thread API (a skip)
-//   unusable             what the settings name is there, or was given as a path, and does not work:
-//                        no such file, not a BLAS, a 64-bit-integer build, a forced kernel family
-//                        the library does not run (an error, never a skip)
-enum class Unavailability : std::uint8_t { not_installed, host_cannot_run, unsupported_setting, unusable };
+//   unusable             what the settings name is there, or was given as a path, and does not
+//                        work: no such file, not a BLAS, a 64-bit-integer build, a forced kernel
+//                        family the library does not run (an error, never a skip)
+enum class Unavailability : std::uint8_t {
+  not_installed,
+  host_cannot_run,
+  unsupported_setting,
+  unusable,
+};
 std::string_view to_string(Unavailability reason);
 
 class BackendUnavailable : public std::runtime_error {

@@ -147,7 +147,8 @@ struct ParamField {
 // Backend instances as declared: valid enough to check cases against when `backend` is set.
 struct DeclaredInstance {
   std::string name;           // "" when the name itself is invalid
-  std::string declared_name;  // as written; differs from `name` when a list-valued setting expanded it
+  std::string declared_name;  // as written; differs from `name` where a list-valued setting
+                              // expanded the declaration
   const Backend* backend = nullptr;
   Pos pos;                            // the instance's map
   Pos name_pos;                       // its name
@@ -381,8 +382,9 @@ class SuiteParser {
       for (const Value& value : *values) {
         try {
           resolve_params({*spec}, {{field->key, value.text}}, context);
+          const Params one{{field->key, value.text}};
           canonical.push_back(spec->type == ParamType::integer
-                                  ? std::to_string(param_int({{field->key, value.text}}, field->key))
+                                  ? std::to_string(param_int(one, field->key))
                                   : value.text);
         } catch (const ConfigError& error) {
           diags_.error(value.pos, error.what());

@@ -129,7 +129,8 @@ TEST(SuiteErrors, ListValuedSettings) {
                   "none"});
   EXPECT_EQ(errors_of(head + "    threads: [1, 0, 65]\n" + cases),
             (Lines{"t.yaml:5:18: error: backend 'toy': 'threads' must be between 1 and 64, got 0",
-                   "t.yaml:5:21: error: backend 'toy': 'threads' must be between 1 and 64, got 65"}));
+                   "t.yaml:5:21: error: backend 'toy': 'threads' must be between 1 and 64, "
+                   "got 65"}));
   EXPECT_EQ(errors_of(head + "    mode: [fast, slow]\n" + cases),
             Lines{"t.yaml:5:18: error: backend 'toy': 'mode' has unknown value 'slow'; allowed "
                   "values: fast, exact"});
@@ -146,7 +147,8 @@ TEST(SuiteErrors, ListValuedSettings) {
                   "t.yaml:3:11"});
   // A restriction may name the declaration (all its instances) or one instance.
   EXPECT_EQ(errors_of(head + "    threads: [1, 2]\n" + cases + "    backends: [a-3]\n"),
-            Lines{"t.yaml:9:16: error: unknown backend instance 'a-3'; allowed values: a, a-1, a-2"});
+            Lines{"t.yaml:9:16: error: unknown backend instance 'a-3'; allowed values: a, a-1, "
+                  "a-2"});
 }
 
 TEST(SuiteErrors, EmptyOrMissingLists) {

@@ -25,9 +25,9 @@ __attribute__((constructor)) void pick_core() {
 extern "C" {
 
 const char* openblas_get_config() {
-  if (std::strcmp(core, "Haswell") == 0) return "OpenBLAS 0.0.1 DYNAMIC_ARCH Haswell (fake)";
-  if (std::strcmp(core, "Sandybridge") == 0) return "OpenBLAS 0.0.1 DYNAMIC_ARCH Sandybridge (fake)";
-  return "OpenBLAS 0.0.1 DYNAMIC_ARCH Prescott (fake)";
+  if (std::strcmp(core, "Haswell") == 0) return "OpenBLAS 0.0.1 DYNAMIC_ARCH Haswell fake";
+  if (std::strcmp(core, "Sandybridge") == 0) return "OpenBLAS 0.0.1 DYNAMIC_ARCH Sandybridge fake";
+  return "OpenBLAS 0.0.1 DYNAMIC_ARCH Prescott fake";
 }
 
 const char* openblas_get_corename() { return core; }

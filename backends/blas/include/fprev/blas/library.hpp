@@ -73,7 +73,9 @@ class Library {
 
   // Whether the library has kernel families to choose from (OpenBLAS, BLIS), and the one this copy
   // runs as the library names it ("Haswell", "skx"; "" when it does not say).
-  bool has_kernel_families() const { return vendor_ == Vendor::openblas || vendor_ == Vendor::blis; }
+  bool has_kernel_families() const {
+    return vendor_ == Vendor::openblas || vendor_ == Vendor::blis;
+  }
   const std::string& running_family() const { return running_family_; }
 
   Library(const Library&) = delete;
