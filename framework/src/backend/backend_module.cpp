@@ -99,7 +99,12 @@ ModuleTable& module_table() {
 std::unique_ptr<BackendModule> open_module(const std::filesystem::path& file) {
   (void)dlerror();  // clear a stale error
   void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) throw BackendModuleError(file, "cannot be loaded: " + last_dl_error());
+  if (handle == nullptr) {
+    std::string error = last_dl_error();  // "<file>: <what>" when the module itself is at fault
+    if (const std::string prefix = file.string() + ": "; error.starts_with(prefix))
+      error.erase(0, prefix.size());
+    throw BackendModuleError(file, "cannot be loaded: " + error);
+  }
   using AbiFn = const char* (*)();
   using RegisterFn = void (*)(BackendRegistry&);
   const auto abi = find_symbol<AbiFn>(handle, kAbiSymbol);
