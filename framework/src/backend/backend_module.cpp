@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,16 +33,6 @@ bool valid_module_name(std::string_view name) {
 std::string last_dl_error() {
   const char* error = dlerror();
   return error != nullptr ? error : "unknown dlopen error";
-}
-
-// dlsym returns an object pointer; copying the bits is the portable way to a function pointer.
-template <class Fn>
-Fn find_symbol(void* handle, const char* name) {
-  static_assert(sizeof(Fn) == sizeof(void*));
-  void* address = dlsym(handle, name);
-  Fn fn = nullptr;
-  std::memcpy(&fn, &address, sizeof fn);
-  return fn;
 }
 
 // "kahan" for .../fprev_backend_kahan.so; the file's stem for a module loaded under another name.
@@ -107,8 +96,9 @@ std::unique_ptr<BackendModule> open_module(const std::filesystem::path& file) {
   }
   using AbiFn = const char* (*)();
   using RegisterFn = void (*)(BackendRegistry&);
-  const auto abi = find_symbol<AbiFn>(handle, kAbiSymbol);
-  const auto register_backends = find_symbol<RegisterFn>(handle, kRegisterSymbol);
+  // POSIX requires dlsym's object pointer to convert to a function pointer.
+  const auto abi = reinterpret_cast<AbiFn>(dlsym(handle, kAbiSymbol));
+  const auto register_backends = reinterpret_cast<RegisterFn>(dlsym(handle, kRegisterSymbol));
   if (abi == nullptr || register_backends == nullptr) {
     dlclose(handle);
     throw BackendModuleError(file, std::string("is not an fprev-golden backend module: it does not "
