@@ -166,12 +166,20 @@ class Backend {
 class BackendRegistry {
  public:
   void add(std::unique_ptr<Backend> backend);
-  const Backend* find(std::string_view name) const;
+  // Makes this registry also offer the backends of modules (fprev/backend_module.hpp): find() of
+  // a name not registered here loads the module of that name from the search path, all() loads
+  // every module there, names() lists them. The program's registry (builtin_backends()) does; the
+  // registry a module fills does not. A module that is found but cannot be loaded stays visible as
+  // a backend whose open() throws BackendUnavailable and whose case_params() throws, both with
+  // the loader's message (file and dlerror()).
+  void offer_backend_modules() { offer_modules_ = true; }
+  const Backend* find(std::string_view name) const;  // nullptr when neither registered nor a module
   std::vector<const Backend*> all() const;
   std::string names() const;  // "blas, cublas, reference, tcsim"
 
  private:
   std::map<std::string, std::unique_ptr<Backend>, std::less<>> backends_;
+  bool offer_modules_ = false;
 };
 
 // Applies FPREV_<BACKEND>_<PARAM> environment variables (upper case, e.g. FPREV_BLAS_LIBRARY) to
@@ -179,7 +187,8 @@ class BackendRegistry {
 // without editing suites.
 Params apply_environment_overrides(const Backend& backend, Params instance_params);
 
-// The registry holding every backend compiled into this build (filled by the backends library).
+// The program's registry: every backend compiled into it, and backend modules on demand. Defined by
+// the program (fprev-golden's backends library), not by the framework library.
 const BackendRegistry& builtin_backends();
 
 }  // namespace fprev
