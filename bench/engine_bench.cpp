@@ -1,4 +1,4 @@
-// The papers' evaluation on the reference backend (papers/000 Sec. 7): naive vs BasicFPRev vs
+// The papers' evaluation on the reference backend (Xie et al., USENIX ATC 2025 Sec. 7): naive vs BasicFPRev vs
 // FPRev over n, for several orders. Counters: probes, target calls, and the share of the wall time
 // spent inside the target (the engine's overhead is the rest; for a sequential float32 sum of 16384
 // summands the target must take at least 90%).

@@ -43,24 +43,22 @@ void check_elements(std::int64_t rows, std::int64_t cols, const char* what) {
 
 std::vector<ParamSpec> case_param_specs() {
   const std::int64_t max_dim = kMaxElements;
-  std::vector<ParamSpec> specs;
-  specs.push_back({"op", ParamType::choice, {"dot", "gemv", "gemm"}, true, "", 0, INT64_MAX,
-                   "dot (sdot/ddot), gemv (sgemv/dgemv) or gemm (sgemm/dgemm)"});
-  specs.push_back({"dtype", ParamType::choice, {"float32", "float64"}, false, "float32", 0,
-                   INT64_MAX, "float32 (s routines) or float64 (d routines)"});
-  specs.push_back({"n", ParamType::integer, {}, true, "", 1, max_dim,
-                   "dot: vector length; gemv: columns of A; gemm: columns of C"});
-  specs.push_back({"m", ParamType::integer, {}, false, "", 1, max_dim,
-                   "gemv: rows of A; gemm: rows of C (and of op(A))"});
-  specs.push_back({"k", ParamType::integer, {}, false, "", 1, max_dim,
-                   "gemm: the reduction length (columns of op(A), rows of op(B))"});
-  specs.push_back({"trans", ParamType::choice, {"N", "T", "NN", "NT", "TN", "TT"}, false, "", 0,
-                   INT64_MAX,
+  return {
+      choice_param("op", {"dot", "gemv", "gemm"},
+                   "dot (sdot/ddot), gemv (sgemv/dgemv) or gemm (sgemm/dgemm)")
+          .require(),
+      choice_param("dtype", {"float32", "float64"}, "float32 (s routines) or float64 (d routines)")
+          .defaults_to("float32"),
+      integer_param("n", 1, max_dim, "dot: vector length; gemv: columns of A; gemm: columns of C")
+          .require(),
+      integer_param("m", 1, max_dim, "gemv: rows of A; gemm: rows of C (and of op(A))"),
+      integer_param("k", 1, max_dim, "gemm: the reduction length (columns of op(A), rows of op(B))"),
+      choice_param("trans", {"N", "T", "NN", "NT", "TN", "TT"},
                    "gemv: N (y = A x, sums over n; default) or T (y = A^T x, sums over m); "
-                   "gemm: NN (default), NT, TN or TT, the ops of A and B"});
-  specs.push_back({"beta", ParamType::integer, {}, false, "", 0, 1,
-                   "gemv, gemm: 0 (default) or 1, which adds the old y / C as the last summand"});
-  return specs;
+                   "gemm: NN (default), NT, TN or TT, the ops of A and B"),
+      integer_param("beta", 0, 1,
+                    "gemv, gemm: 0 (default) or 1, which adds the old y / C as the last summand"),
+  };
 }
 
 BlasCase parse_case(const Params& resolved) {

@@ -221,32 +221,33 @@ std::vector<ParamSpec> case_param_specs() {
   const std::vector<std::string> outputs = {"float32", "float64", "float16", "bfloat16"};
   const std::vector<std::string> trans = {"N", "T"};
   return {
-      {"op", ParamType::choice, ops, true, "", 0, INT64_MAX,
-       "dot (cublas<S|D>dot), gemv (cublas<S|D>gemv), gemm (cublas<S|D>gemm), gemm_ex "
-       "(cublasGemmEx), lt_matmul (cublasLtMatmul)"},
-      {"dtype", ParamType::choice, dtypes, false, "float32", 0, INT64_MAX,
-       "input format; tf32 = float32 storage with compute 32F_FAST_TF32; fp8 only with lt_matmul "
-       "(fp8_e5m2 runs as e5m2 x e4m3, the combination cuBLASLt offers)"},
-      {"output", ParamType::choice, outputs, false, "", 0, INT64_MAX,
-       "format of C (gemm_ex, lt_matmul); default: the dtype's (float32 for tf32 and fp8)"},
-      {"compute", ParamType::choice, computes, false, "", 0, INT64_MAX,
-       "cublasComputeType_t without CUBLAS_COMPUTE_ (gemm_ex, lt_matmul); default per dtype"},
-      {"m", ParamType::integer, {}, false, "", 1, kMaxDimension,
-       "gemv: rows of A; gemm: rows of op(A) and C"},
-      {"n", ParamType::integer, {}, false, "", 1, kMaxDimension,
-       "dot: length; gemv: columns of A; gemm: columns of op(B) and C"},
-      {"k", ParamType::integer, {}, false, "", 1, kMaxDimension, "gemm: the reduction length"},
-      {"trans", ParamType::choice, trans, false, "", 0, INT64_MAX,
-       "gemv: op(A); gemm family: op(A). Default N (T for fp8, which cuBLASLt requires)"},
-      {"transb", ParamType::choice, trans, false, "", 0, INT64_MAX,
-       "gemm family: op(B). Default N"},
-      {"beta", ParamType::choice, {"0", "1"}, false, "", 0, INT64_MAX,
-       "gemv/gemm: 1 adds C (y) as the last leaf; default 0"},
-      {"fp8_fast_accum", ParamType::boolean, {}, false, "", 0, INT64_MAX,
-       "lt_matmul with fp8: CUBLASLT_MATMUL_DESC_FAST_ACCUM (no periodic promotion to float32)"},
-      {"probes", ParamType::choice, {"rows", "diagonal"}, false, "", 0, INT64_MAX,
-       "gemm family: rows (one probe per row of A, shared B; default) or diagonal (probe p in "
-       "row p of A and column p of B; default for float16 and fp8_e4m3, whose range needs it)"},
+      choice_param("op", ops,
+                   "dot (cublas<S|D>dot), gemv (cublas<S|D>gemv), gemm (cublas<S|D>gemm), gemm_ex "
+                   "(cublasGemmEx), lt_matmul (cublasLtMatmul)")
+          .require(),
+      choice_param("dtype", dtypes,
+                   "input format; tf32 = float32 storage with compute 32F_FAST_TF32; fp8 only with "
+                   "lt_matmul (fp8_e5m2 runs as e5m2 x e4m3, the combination cuBLASLt offers)")
+          .defaults_to("float32"),
+      choice_param("output", outputs,
+                   "format of C (gemm_ex, lt_matmul); default: the dtype's (float32 for tf32 and fp8)"),
+      choice_param("compute", computes,
+                   "cublasComputeType_t without CUBLAS_COMPUTE_ (gemm_ex, lt_matmul); default per dtype"),
+      integer_param("m", 1, kMaxDimension, "gemv: rows of A; gemm: rows of op(A) and C"),
+      integer_param("n", 1, kMaxDimension,
+                    "dot: length; gemv: columns of A; gemm: columns of op(B) and C"),
+      integer_param("k", 1, kMaxDimension, "gemm: the reduction length"),
+      choice_param("trans", trans,
+                   "gemv: op(A); gemm family: op(A). Default N (T for fp8, which cuBLASLt requires)"),
+      choice_param("transb", trans, "gemm family: op(B). Default N"),
+      integer_param("beta", 0, 1, "gemv/gemm: 1 adds C (y) as the last leaf; default 0"),
+      boolean_param("fp8_fast_accum",
+                    "lt_matmul with fp8: CUBLASLT_MATMUL_DESC_FAST_ACCUM (no periodic promotion to "
+                    "float32)"),
+      choice_param("probes", {"rows", "diagonal"},
+                   "gemm family: rows (one probe per row of A, shared B; default) or diagonal (probe p "
+                   "in row p of A and column p of B; default for float16 and fp8_e4m3, whose range "
+                   "needs it)"),
   };
 }
 
@@ -316,7 +317,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
   // beta.
   if (has(p, "beta")) {
     if (c.op == Op::dot) forbid(p, "beta", op_text);
-    c.beta = param_str(p, "beta") == "1" ? 1 : 0;
+    c.beta = param_int(p, "beta") != 0 ? 1 : 0;
   }
 
   // Compute type.

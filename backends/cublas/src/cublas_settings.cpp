@@ -75,21 +75,26 @@ std::vector<ParamSpec> instance_param_specs() {
   std::vector<std::string> strategies;
   for (const auto& entry : kStrategies) strategies.emplace_back(entry.name);
   return {
-      {"device", ParamType::integer, {}, false, "0", 0, 1023, "CUDA device ordinal"},
-      {"math_mode", ParamType::choice, modes, false, "default", 0, INT64_MAX,
-       "cublasSetMathMode: default (CUBLAS_DEFAULT_MATH), tensor_op (CUBLAS_TENSOR_OP_MATH, "
-       "deprecated: float32 inputs may be rounded to float16), pedantic (CUBLAS_PEDANTIC_MATH), "
-       "tf32 (CUBLAS_TF32_TENSOR_OP_MATH), bf16x9 (CUBLAS_FP32_EMULATED_BF16X9_MATH), "
-       "fp64_fixedpoint (CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH); ignored by lt_matmul"},
-      {"reduced_precision_reduction", ParamType::boolean, {}, false, "true", 0, INT64_MAX,
-       "false adds CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION to the math mode"},
-      {"atomics", ParamType::boolean, {}, false, "false", 0, INT64_MAX,
-       "cublasSetAtomicsMode: true allows routines that use atomics (non-deterministic)"},
-      {"workspace", ParamType::string, {}, false, "default", 0, INT64_MAX,
-       "cublasSetWorkspace size in bytes (suffixes KiB, MiB, GiB), or default (cuBLAS's own "
-       "pool, sized by CUBLAS_WORKSPACE_CONFIG); also the cuBLASLt workspace (default 32MiB)"},
-      {"emulation_strategy", ParamType::choice, strategies, false, "default", 0, INT64_MAX,
-       "cublasSetEmulationStrategy for the bf16x9 and fp64_fixedpoint math modes"},
+      integer_param("device", 0, 1023, "CUDA device ordinal").defaults_to("0"),
+      choice_param("math_mode", modes,
+                   "cublasSetMathMode: default (CUBLAS_DEFAULT_MATH), tensor_op (CUBLAS_TENSOR_OP_MATH, "
+                   "deprecated: float32 inputs may be rounded to float16), pedantic (CUBLAS_PEDANTIC_MATH), "
+                   "tf32 (CUBLAS_TF32_TENSOR_OP_MATH), bf16x9 (CUBLAS_FP32_EMULATED_BF16X9_MATH), "
+                   "fp64_fixedpoint (CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH); ignored by lt_matmul")
+          .defaults_to("default"),
+      boolean_param("reduced_precision_reduction",
+                    "false adds CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION to the math mode")
+          .defaults_to("true"),
+      boolean_param("atomics",
+                    "cublasSetAtomicsMode: true allows routines that use atomics (non-deterministic)")
+          .defaults_to("false"),
+      string_param("workspace",
+                   "cublasSetWorkspace size in bytes (suffixes KiB, MiB, GiB), or default (cuBLAS's own "
+                   "pool, sized by CUBLAS_WORKSPACE_CONFIG); also the cuBLASLt workspace (default 32MiB)")
+          .defaults_to("default"),
+      choice_param("emulation_strategy", strategies,
+                   "cublasSetEmulationStrategy for the bf16x9 and fp64_fixedpoint math modes")
+          .defaults_to("default"),
   };
 }
 

@@ -1,7 +1,7 @@
 // Revealing cuBLAS orders on a real GPU with the engine. Expected facts come from the hardware, not
 // from this program: CUDA-core routines add one product at a time (binary trees), and Tensor
 // Cores add a fixed number of float16 products plus the accumulator in one fused step — 4+1 on
-// Volta/Turing, 8+1 on Ampere/Ada, 16+1 on Hopper (FPRev, papers/000, Sec. 6). Skipped (never
+// Volta/Turing, 8+1 on Ampere/Ada, 16+1 on Hopper (Xie et al., USENIX ATC 2025, Sec. 6). Skipped (never
 // passed) without a CUDA device.
 #include <gtest/gtest.h>
 

@@ -42,31 +42,6 @@ ReferenceSpec spec_from_params(const Params& params) {
   return spec;
 }
 
-ParamSpec integer_param(std::string name, bool required, std::string default_value,
-                        std::int64_t min_value, std::int64_t max_value, std::string help) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::integer;
-  spec.required = required;
-  spec.default_value = std::move(default_value);
-  spec.min_value = min_value;
-  spec.max_value = max_value;
-  spec.help = std::move(help);
-  return spec;
-}
-
-ParamSpec choice_param(std::string name, std::vector<std::string> choices, bool required,
-                       std::string default_value, std::string help) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::choice;
-  spec.choices = std::move(choices);
-  spec.required = required;
-  spec.default_value = std::move(default_value);
-  spec.help = std::move(help);
-  return spec;
-}
-
 class ReferenceInstance final : public BackendInstance {
  public:
   Identity identity() const override {
@@ -82,21 +57,22 @@ class ReferenceInstance final : public BackendInstance {
 
   std::vector<ParamSpec> case_params() const override {
     return {
-        choice_param("op", {"sum", "dot"}, false, "sum", "sum of x, or dot product of x and y"),
-        choice_param("order", order_choices(), true, "", "the accumulation order of the kernel"),
-        choice_param("dtype", {"float32", "float64"}, false, "float32", "input format"),
+        choice_param("op", {"sum", "dot"}, "sum of x, or dot product of x and y").defaults_to("sum"),
+        choice_param("order", order_choices(), "the accumulation order of the kernel").require(),
+        choice_param("dtype", {"float32", "float64"}, "input format").defaults_to("float32"),
         // No default: an absent output means "the same as dtype", resolved in spec_from_params.
-        choice_param("output", {"float16", "bfloat16", "float32", "float64"}, false, "",
+        choice_param("output", {"float16", "bfloat16", "float32", "float64"},
                      "result format (default: dtype); narrower than dtype means partial sums are "
                      "rounded to it"),
-        integer_param("n", true, "", 1, std::int64_t{1} << 30, "number of summands"),
-        integer_param("lanes", false, "8", 1, std::int64_t{1} << 20,
-                      "accumulators of the strided orders"),
-        integer_param("block", false, "64", 1, std::int64_t{1} << 30,
-                      "block length of the blocked order"),
-        integer_param("width", false, "5", 2, static_cast<std::int64_t>(reference::kMaxFusedWidth),
-                      "terms of a fused node (fused order)"),
-        integer_param("seed", false, "1", 0, INT64_MAX, "seed of the random_tree order"),
+        integer_param("n", 1, std::int64_t{1} << 30, "number of summands").require(),
+        integer_param("lanes", 1, std::int64_t{1} << 20, "accumulators of the strided orders")
+            .defaults_to("8"),
+        integer_param("block", 1, std::int64_t{1} << 30, "block length of the blocked order")
+            .defaults_to("64"),
+        integer_param("width", 2, static_cast<std::int64_t>(reference::kMaxFusedWidth),
+                      "terms of a fused node (fused order)")
+            .defaults_to("5"),
+        integer_param("seed", 0, INT64_MAX, "seed of the random_tree order").defaults_to("1"),
     };
   }
 

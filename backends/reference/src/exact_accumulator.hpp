@@ -1,4 +1,4 @@
-// A long fixed-point accumulator (a superaccumulator, papers/001) covering every finite double
+// A long fixed-point accumulator (a superaccumulator, Collange et al., Parallel Computing 2015) covering every finite double
 // exactly: the sum of any number of doubles is kept without error and rounded once, correctly, to
 // the requested format. Used by the `exact` order.
 #pragma once

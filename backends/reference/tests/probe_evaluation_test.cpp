@@ -1,5 +1,5 @@
 // Probes evaluated through ProbeBatch (the engine's path): the masked all-one input A^{i,j} gives
-// the number of active units outside the subtree of lca(i, j) (papers/000: n - l(i,j) when every
+// the number of active units outside the subtree of lca(i, j) (Xie et al., USENIX ATC 2025: n - l(i,j) when every
 // leaf is active), for dense and sparse backgrounds and for plain and product summands.
 #include <gtest/gtest.h>
 

@@ -17,25 +17,20 @@ Format parse_dtype(const std::string& name) {
 }
 
 std::vector<ParamSpec> case_param_specs() {
-  std::vector<ParamSpec> specs;
-  specs.push_back({"op", ParamType::choice, {"gemm"}, true, "", 0, INT64_MAX,
-                   "the operation: gemm (D = A*B, + C when beta = 1)"});
-  specs.push_back({"dtype", ParamType::choice,
-                   {"float16", "bfloat16", "tf32", "fp8_e4m3", "fp8_e5m2", "float64"}, true, "",
-                   0, INT64_MAX,
+  return {
+      choice_param("op", {"gemm"}, "the operation: gemm (D = A*B, + C when beta = 1)").require(),
+      choice_param("dtype", {"float16", "bfloat16", "tf32", "fp8_e4m3", "fp8_e5m2", "float64"},
                    "input format of A and B; volta/turing: float16, bfloat16; ampere: + tf32, "
-                   "float64; hopper: + fp8_e4m3, fp8_e5m2"});
-  specs.push_back({"output", ParamType::choice, {"float32", "float16", "bfloat16", "float64"},
-                   false, "", 0, INT64_MAX,
-                   "output format; default float32 (float64 for dtype float64)"});
-  specs.push_back({"m", ParamType::integer, {}, false, "16", 1, 4096,
-                   "rows of A (one probe per row)"});
-  specs.push_back({"n", ParamType::integer, {}, false, "16", 1, 4096, "columns of B"});
-  specs.push_back({"k", ParamType::integer, {}, true, "", 1, 1 << 24,
-                   "reduction length (leaves 0..k-1; C is leaf k)"});
-  specs.push_back({"beta", ParamType::integer, {}, false, "0", 0, 1,
-                   "1: D = A*B + C with C as leaf k (needs output float32)"});
-  return specs;
+                   "float64; hopper: + fp8_e4m3, fp8_e5m2")
+          .require(),
+      choice_param("output", {"float32", "float16", "bfloat16", "float64"},
+                   "output format; default float32 (float64 for dtype float64)"),
+      integer_param("m", 1, 4096, "rows of A (one probe per row)").defaults_to("16"),
+      integer_param("n", 1, 4096, "columns of B").defaults_to("16"),
+      integer_param("k", 1, 1 << 24, "reduction length (leaves 0..k-1; C is leaf k)").require(),
+      integer_param("beta", 0, 1, "1: D = A*B + C with C as leaf k (needs output float32)")
+          .defaults_to("0"),
+  };
 }
 
 // The target spec of a resolved case on an instance (model and kernel configuration).
@@ -110,25 +105,27 @@ class TcsimBackend final : public Backend {
   }
 
   std::vector<ParamSpec> instance_params() const override {
-    std::vector<ParamSpec> specs;
-    specs.push_back({"arch", ParamType::choice, {"volta", "turing", "ampere", "hopper"}, true, "",
-                     0, INT64_MAX, "simulated architecture"});
-    specs.push_back({"k_tile", ParamType::integer, {}, false, "", 1, 1 << 20,
-                     "k elements per main-loop tile, a multiple of the step (default 32; 64 on "
-                     "hopper); decides the split-K slice boundaries"});
-    specs.push_back({"split_k", ParamType::integer, {}, false, "1", 1, 1024,
-                     "slices of k accumulated independently, then reduced"});
-    specs.push_back({"split_k_reduction", ParamType::choice, {"sequential", "pairwise"}, false,
-                     "sequential", 0, INT64_MAX, "how the split-K partial sums are added"});
-    specs.push_back({"k_residue", ParamType::choice, {"first", "last"}, false, "first", 0,
-                     INT64_MAX, "where the partial k-tile goes: first (CUTLASS) or last"});
-    specs.push_back({"c_placement", ParamType::choice, {"epilogue", "accumulator"}, false,
-                     "epilogue", 0, INT64_MAX,
-                     "where C enters: added by the epilogue, or as the first accumulator"});
-    specs.push_back({"hopper_extra_bits", ParamType::integer, {}, false, "", 0, 16,
-                     "alignment bits Hopper keeps below the significand (default " +
-                         std::to_string(kDefaultHopperExtraBits) + ", an assumption)"});
-    return specs;
+    return {
+        choice_param("arch", {"volta", "turing", "ampere", "hopper"}, "simulated architecture")
+            .require(),
+        integer_param("k_tile", 1, 1 << 20,
+                      "k elements per main-loop tile, a multiple of the step (default 32; 64 on "
+                      "hopper); decides the split-K slice boundaries"),
+        integer_param("split_k", 1, 1024, "slices of k accumulated independently, then reduced")
+            .defaults_to("1"),
+        choice_param("split_k_reduction", {"sequential", "pairwise"},
+                     "how the split-K partial sums are added")
+            .defaults_to("sequential"),
+        choice_param("k_residue", {"first", "last"},
+                     "where the partial k-tile goes: first (CUTLASS) or last")
+            .defaults_to("first"),
+        choice_param("c_placement", {"epilogue", "accumulator"},
+                     "where C enters: added by the epilogue, or as the first accumulator")
+            .defaults_to("epilogue"),
+        integer_param("hopper_extra_bits", 0, 16,
+                      "alignment bits Hopper keeps below the significand (default " +
+                          std::to_string(kDefaultHopperExtraBits) + ", an assumption)"),
+    };
   }
 
   // The case parameters do not depend on the instance, so suites are checked without opening one.

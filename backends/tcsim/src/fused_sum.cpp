@@ -1,4 +1,4 @@
-// The fused multi-term sum of papers/002 Algorithm 1, in exact integer arithmetic.
+// The fused multi-term sum of Valpey et al., NFM 2025 Algorithm 1, in exact integer arithmetic.
 #include "fprev/backends/tcsim/fused_sum.hpp"
 
 #include <array>
@@ -125,7 +125,7 @@ ArchModel arch_model(Arch arch, int hopper_extra_bits) {
   switch (arch) {
     case Arch::volta:
     case Arch::turing:
-      // papers/002: HMMA.884 / HMMA.1688, 4 products + accumulator, all shifted bits discarded,
+      // Valpey et al., NFM 2025: HMMA.884 / HMMA.1688, 4 products + accumulator, all shifted bits discarded,
       // 3 carry bits; Volta and Turing behave identically.
       m.products_per_step = 4;
       m.extra_bits = 0;
@@ -134,7 +134,7 @@ ArchModel arch_model(Arch arch, int hopper_extra_bits) {
       m.float64_fma = false;  // no float64 Tensor Cores before Ampere
       break;
     case Arch::ampere:
-      // papers/002: 8 products + accumulator, one shifted bit kept; 4 carry bits (ceil(log2 9),
+      // Valpey et al., NFM 2025: 8 products + accumulator, one shifted bit kept; 4 carry bits (ceil(log2 9),
       // which the paper could not confirm by SMT within 6 hours).
       m.products_per_step = 8;
       m.extra_bits = 1;
@@ -143,7 +143,7 @@ ArchModel arch_model(Arch arch, int hopper_extra_bits) {
       m.float64_fma = true;
       break;
     case Arch::hopper:
-      // papers/000 Sec. 7: 17-way nodes on H100. Extra bits: a parameter (assumption), carry bits
+      // Xie et al., USENIX ATC 2025 Sec. 7: 17-way nodes on H100. Extra bits: a parameter (assumption), carry bits
       // ceil(log2 17).
       m.products_per_step = 16;
       m.extra_bits = hopper_extra_bits;
@@ -177,7 +177,7 @@ double fused_sum(std::span<const double> terms, const FusedSumParams& params) {
     }
     all_minus_zero = all_minus_zero && d.mantissa == 0 && !d.special && d.negative;
   }
-  // papers/002 Algorithm 1 step 2b.
+  // Valpey et al., NFM 2025 Algorithm 1 step 2b.
   if (nan || (plus_infinity && minus_infinity)) return std::numeric_limits<double>::quiet_NaN();
   if (plus_infinity) return std::numeric_limits<double>::infinity();
   if (minus_infinity) return -std::numeric_limits<double>::infinity();

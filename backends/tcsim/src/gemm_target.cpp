@@ -34,7 +34,7 @@ std::string describe(const GemmTargetSpec& s) {
 // Probes go one per row of A with B shared by all rows (SummandKind::product_shared_rhs: all the
 // dynamic range in A, one constant b) when the input format has the range for that; otherwise
 // (fp8, or very long sums) each probe gets its own row of A *and* column of B and is read from the
-// diagonal of D (SummandKind::product: the mask splits over both factors, papers/000 Sec. 8.1).
+// diagonal of D (SummandKind::product: the mask splits over both factors, Xie et al., USENIX ATC 2025 Sec. 8.1).
 class GemmTarget final : public Target {
  public:
   explicit GemmTarget(const GemmTargetSpec& spec)

@@ -13,8 +13,8 @@ namespace {
 using fprev::Format;
 using namespace fprev::tcsim;
 
-// papers/000 Sec. 7: 5-, 9- and 17-way nodes on V100, A100, H100 (4+1, 8+1, 16+1 terms);
-// papers/002: 0 extra bits on Volta/Turing, 1 on Ampere, 3 carry bits for 5 terms.
+// Xie et al., USENIX ATC 2025 Sec. 7: 5-, 9- and 17-way nodes on V100, A100, H100 (4+1, 8+1, 16+1 terms);
+// Valpey et al., NFM 2025: 0 extra bits on Volta/Turing, 1 on Ampere, 3 carry bits for 5 terms.
 TEST(ArchModel, Presets) {
   const ArchModel v = arch_model(Arch::volta), t = arch_model(Arch::turing),
                   a = arch_model(Arch::ampere), h = arch_model(Arch::hopper);

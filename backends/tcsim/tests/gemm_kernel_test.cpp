@@ -151,7 +151,7 @@ TEST(GemmKernel, OutputFormatsAndInputFormats) {
   }
 }
 
-// float64: a chain of IEEE FMAs in k order (papers/000 Sec. 5.2.1), not a fused sum.
+// float64: a chain of IEEE FMAs in k order (Xie et al., USENIX ATC 2025 Sec. 5.2.1), not a fused sum.
 TEST(GemmKernel, Float64IsAChainOfFmas) {
   const GemmKernel kernel(arch_model(Arch::ampere), Format::float64, Format::float64, 3, config(4));
   EXPECT_TRUE(kernel.fma_chain());

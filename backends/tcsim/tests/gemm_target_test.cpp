@@ -74,7 +74,7 @@ TEST(GemmTarget, Traits) {
 }
 
 // fp8 has too little range for one shared b: each probe then gets its own row of A and column of
-// B, read on the diagonal of D, and the mask splits over both factors (papers/000 Sec. 8.1).
+// B, read on the diagonal of D, and the mask splits over both factors (Xie et al., USENIX ATC 2025 Sec. 8.1).
 TEST(GemmTarget, Fp8ProbesUseTheDiagonal) {
   auto t = make_tcsim_target(spec(Arch::hopper, Format::fp8_e4m3, 40, 16, 6));
   EXPECT_EQ(t->info().traits.summand, SummandKind::product);

@@ -1,4 +1,4 @@
-// The numerical facts papers/002 (Valpey et al.) and papers/000 (Xie et al.) report about Tensor
+// The numerical facts Valpey et al. (NFM 2025) and Xie et al. (USENIX ATC 2025) report about Tensor
 // Cores, reproduced by the fused-sum model. Expected values come from the papers' text and are
 // re-derived here with independent arithmetic (exact doubles, round-to-zero by hand).
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ double float32_round_to_zero(double x) {
   return static_cast<double>(f);
 }
 
-// A sum that normalises (and truncates) after every addition, the behaviour papers/002 Property 4
+// A sum that normalises (and truncates) after every addition, the behaviour Valpey et al., NFM 2025 Property 4
 // rules out: the contrast for the no-normalisation tests.
 double normalising_sum(const std::vector<double>& terms) {
   double s = 0.0;
@@ -40,7 +40,7 @@ double normalising_sum(const std::vector<double>& terms) {
   return s;
 }
 
-// papers/002 Sec. 4.1, Table 1: the products are computed in full precision. The table's factors
+// Valpey et al., NFM 2025 Sec. 4.1, Table 1: the products are computed in full precision. The table's factors
 // have the significands 1.2587890625 and 1.3681640625; their extracted exponents do not give
 // float16 numbers, so we keep the significands and use exponents -14 and -1 (both normal).
 TEST(PaperFacts, ProductsAreExact_Table1) {
@@ -58,7 +58,7 @@ TEST(PaperFacts, ProductsAreExact_Table1) {
   }
 }
 
-// papers/002 Sec. 4.2, Table 3: 2^1 + (-2^-40) gives 2^1 on the Tensor Cores. A properly rounded
+// Valpey et al., NFM 2025 Sec. 4.2, Table 3: 2^1 + (-2^-40) gives 2^1 on the Tensor Cores. A properly rounded
 // round-to-zero addition would give 2 - 2^-23: the hardware truncates the shifted-out bits of the
 // aligned term, which is not round-to-zero.
 TEST(PaperFacts, TruncationIsNotRoundToZero_Table3) {
@@ -72,7 +72,7 @@ TEST(PaperFacts, TruncationIsNotRoundToZero_Table3) {
   }
 }
 
-// papers/002 Sec. 4.2: "they truncate". 1 + 3*2^-24 is 1.5 float32 ulps above 1: round to nearest
+// Valpey et al., NFM 2025 Sec. 4.2: "they truncate". 1 + 3*2^-24 is 1.5 float32 ulps above 1: round to nearest
 // (ties to even) gives 1 + 2^-22, truncation 1 + 2^-23.
 TEST(PaperFacts, AccumulationTruncatesRatherThanRoundsToNearest) {
   const double a = 3.0 * std::ldexp(1.0, -12), b = std::ldexp(1.0, -12);
@@ -83,7 +83,7 @@ TEST(PaperFacts, AccumulationTruncatesRatherThanRoundsToNearest) {
   EXPECT_EQ(step(ampere, 1.0, {a}, {b}), 1.0 + std::ldexp(1.0, -23));
 }
 
-// papers/002 Sec. 4.3 and Sec. 5: all shifted bits are discarded on Volta and Turing, one is kept
+// Valpey et al., NFM 2025 Sec. 4.3 and Sec. 5: all shifted bits are discarded on Volta and Turing, one is kept
 // on Ampere. Two terms of 2^-24 next to 1: below Volta's alignment window (2^-23), inside Ampere's.
 TEST(PaperFacts, ExtraAlignmentBits_VoltaNoneAmpereOne) {
   const double u = std::ldexp(1.0, -12);  // u * u = 2^-24
@@ -101,7 +101,7 @@ TEST(PaperFacts, HopperExtraBitsAreAParameter) {
   EXPECT_EQ(step(arch_model(Arch::hopper, 2), 1.0, a, b), 1.0 + std::ldexp(1.0, -23));
 }
 
-// papers/002 Sec. 6, the walk-through of Table 5 (Property 4): partial sums inside the 5-term
+// Valpey et al., NFM 2025 Sec. 6, the walk-through of Table 5 (Property 4): partial sums inside the 5-term
 // accumulation are not normalised. Products p1 + p2 = 1 - 2^-24 (largest exponent -1), p3 = p4 =
 // 2^-24, c = 2^-24:
 //   * Markidis et al. (c accumulated inside the Tensor Core): 1 + 2^-23, the true value;
@@ -132,7 +132,7 @@ TEST(PaperFacts, NoNormalisationOfPartialSums_Section6Walkthrough) {
   EXPECT_NE(normalising_sum(terms), markidis);
 }
 
-// papers/002 Sec. 6 (after Fasi et al. Sec. D-2): 1 - 2^-24 accumulated with four terms of 2^-24.
+// Valpey et al., NFM 2025 Sec. 6 (after Fasi et al. Sec. D-2): 1 - 2^-24 accumulated with four terms of 2^-24.
 // Without normalisation none of the small terms is lost: 1 + 3 * 2^-24 truncated to 1 + 2^-23, an
 // error of only 2^-24; normalising after every addition would give 1.
 TEST(PaperFacts, NoNormalisation_FasiExperiment) {
@@ -163,7 +163,7 @@ struct CarryCase {
   }
 };
 
-// papers/002 Sec. 4.3: 3 extra carry-out bits are needed for the 5-term accumulation...
+// Valpey et al., NFM 2025 Sec. 4.3: 3 extra carry-out bits are needed for the 5-term accumulation...
 TEST(PaperFacts, ThreeCarryBitsAreNeededForFiveTerms) {
   const CarryCase k;
   ASSERT_TRUE(is_representable(k.a[0], Format::float16));
@@ -176,7 +176,7 @@ TEST(PaperFacts, ThreeCarryBitsAreNeededForFiveTerms) {
   EXPECT_NE(fused_sum(k.terms(), {24, 0, 2}), expected);
 }
 
-// ... and enough: papers/002 proves by SMT that 4 carry bits give the same results as 3. Here: the
+// ... and enough: Valpey et al., NFM 2025 proves by SMT that 4 carry bits give the same results as 3. Here: the
 // same result with 3, 4 and 10 carry bits on random 5-term inputs (float16 products of all
 // magnitudes and signs, float32 accumulators) and on the worst case above.
 TEST(PaperFacts, ThreeCarryBitsAreEnoughForFiveTerms) {
@@ -197,7 +197,7 @@ TEST(PaperFacts, ThreeCarryBitsAreEnoughForFiveTerms) {
   }
 }
 
-// The same bound for the wider steps (model assumption: ceil(log2(terms)) carry bits; papers/002
+// The same bound for the wider steps (model assumption: ceil(log2(terms)) carry bits; Valpey et al., NFM 2025
 // could not confirm Ampere's 4 by SMT): all terms just below 2^(e+1) need exactly that many.
 TEST(PaperFacts, CarryBitsOfTheWiderSteps) {
   for (Arch arch : {Arch::ampere, Arch::hopper}) {
@@ -217,7 +217,7 @@ TEST(PaperFacts, CarryBitsOfTheWiderSteps) {
   }
 }
 
-// papers/002 Sec. 4.2, Property 2: float16 results are rounded to nearest. 1.75 * (1 + 2^-10) =
+// Valpey et al., NFM 2025 Sec. 4.2, Property 2: float16 results are rounded to nearest. 1.75 * (1 + 2^-10) =
 // 1.75 + 1.75 * 2^-10 lies between the float16 neighbours 1.75 + 2^-10 and 1.75 + 2^-9, nearer
 // the latter; truncation would give the former.
 TEST(PaperFacts, Float16OutputIsRoundedToNearest_Property2) {
@@ -228,7 +228,7 @@ TEST(PaperFacts, Float16OutputIsRoundedToNearest_Property2) {
   EXPECT_EQ(convert_output(float32_result, Format::float32), float32_result);
 }
 
-// papers/002 Algorithm 1 step 2b: NaN in, or infinities of both signs, give NaN.
+// Valpey et al., NFM 2025 Algorithm 1 step 2b: NaN in, or infinities of both signs, give NaN.
 TEST(PaperFacts, SpecialValues_Algorithm1Step2b) {
   const double inf = std::numeric_limits<double>::infinity();
   EXPECT_TRUE(std::isnan(step(volta, 0.0, {inf, 1.0}, {1.0, std::nan("")})));
@@ -238,7 +238,7 @@ TEST(PaperFacts, SpecialValues_Algorithm1Step2b) {
   EXPECT_EQ(step(volta, -inf, {2.0}, {1.0}), -inf);
 }
 
-// papers/002 Sec. 5: "the Volta and Turing tensor cores possess identical numerical behavior".
+// Valpey et al., NFM 2025 Sec. 5: "the Volta and Turing tensor cores possess identical numerical behavior".
 TEST(PaperFacts, VoltaAndTuringAreIdentical) {
   EXPECT_EQ(volta.products_per_step, turing.products_per_step);
   EXPECT_EQ(volta.extra_bits, turing.extra_bits);

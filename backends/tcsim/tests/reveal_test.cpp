@@ -1,4 +1,4 @@
-// FPRev (the engine) on the simulated accelerators: the trees papers/000 reports for V100, A100 and
+// FPRev (the engine) on the simulated accelerators: the trees Xie et al., USENIX ATC 2025 reports for V100, A100 and
 // H100, the low-dynamic-range path (Alg. 5), and tilings that change the tree. Expected trees are
 // built from literal step lists (expected_schedule.hpp), not from the driver's plan.
 #include <gtest/gtest.h>
@@ -36,7 +36,7 @@ std::map<std::size_t, std::size_t> histogram(std::initializer_list<std::pair<con
   return h;
 }
 
-// papers/000 Sec. 7, Figure 4: float16 GEMM with k = 32 gives a 5-way tree on V100, a 9-way tree on
+// Xie et al., USENIX ATC 2025 Sec. 7, Figure 4: float16 GEMM with k = 32 gives a 5-way tree on V100, a 9-way tree on
 // A100 and a 17-way tree on H100 ((4+1)-, (8+1)-, (16+1)-term fused sums). Without C the first step
 // adds only products: one node of 4 (8, 16) children, then nodes of 5 (9, 17).
 TEST(TcsimReveal, Float16GemmK32HasTheFusedWidthsOfV100A100H100) {
@@ -138,7 +138,7 @@ TEST(TcsimReveal, ChangedTilingChangesTheTree) {
   EXPECT_EQ(unsplit, tcsim_test::expected_tree(tcsim_test::chain(80, 8)));
 }
 
-// papers/000 Alg. 5: counts beyond what the output format holds exactly (2048 for float16 output)
+// Xie et al., USENIX ATC 2025 Alg. 5: counts beyond what the output format holds exactly (2048 for float16 output)
 // switch the engine to the low-dynamic-range technique.
 TEST(TcsimReveal, Float16OutputBeyond2048UsesAlgorithm5) {
   GemmTargetSpec s = gemm(Arch::hopper, Format::float16, 2100);

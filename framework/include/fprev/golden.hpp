@@ -1,5 +1,5 @@
-// Golden files: the checked-in expected summation tree of one case on one platform, with metadata
-// saying where it came from.
+// Golden files (docs/golden-format.md): the checked-in expected summation tree of one case on one
+// platform, with metadata saying where it came from.
 //
 // Format, version 1 (plain text, LF line endings, UTF-8):
 //
@@ -52,7 +52,6 @@
 #include <string_view>
 #include <vector>
 
-#include "fprev/json.hpp"
 #include "fprev/source_position.hpp"
 #include "fprev/tree.hpp"
 
@@ -178,8 +177,5 @@ std::string utc_timestamp_now();
 
 // "OpenBLAS 0.3.21 (DYNAMIC_ARCH Haswell)" from the library fields.
 std::string golden_identity(const GoldenMetadata& meta);
-
-// The metadata as a JSON object (for --json output).
-Json metadata_to_json(const GoldenMetadata& meta);
 
 }  // namespace fprev

@@ -1,5 +1,5 @@
 // Mask schemes: the values of M and of the unit for given input / accumulator / output formats and
-// summand kind, and how an output decodes back to a count of unmasked units (papers/000 Sec. 4.1
+// summand kind, and how an output decodes back to a count of unmasked units (Xie et al., USENIX ATC 2025 Sec. 4.1
 // and 8.1). Schemes are computed from the formats' ranges, not tabulated, and guarantee:
 //   * M + s == M for every partial sum s of at most `max_summands` units, in the accumulator format,
 //     also inside a fused multi-term sum keeping `fused_extra_bits` extra alignment bits;
@@ -10,7 +10,7 @@
 //   * products are split over both factors when the target allows it (SummandKind::product), so the
 //     range of both factors is used (fp16 into float32: mask 2^15 x 2^15, unit 2^-14 x 2^-14);
 //   * factors are normal numbers of the input format unless that cannot mask n summands; then the
-//     unit moves down into the input's subnormals (fp8 e4m3 dot: unit 2^-9 x 2^-9, papers/000
+//     unit moves down into the input's subnormals (fp8 e4m3 dot: unit 2^-9 x 2^-9, Xie et al., USENIX ATC 2025
 //     Sec. 8.1.1) and subnormal_factors says so (a target flushing subnormals to zero then fails).
 // Choice: M = 2^em as large as possible with em <= emax(accumulator) - 2; unit = 2^eu as small as
 // possible, normal in the accumulator and output; guard = fused_extra_bits + 2 bits and
@@ -32,7 +32,7 @@ struct MaskScheme {
   double output_unit = 1.0;  // the output of one unmasked unit: values.unit.value()
   // Counts strictly below this limit come back exactly (2^precision of the narrowest of the
   // accumulator and output formats). A count at or above it may have been rounded: the engine then
-  // switches to the low-dynamic-range algorithm (papers/000 Alg. 5).
+  // switches to the low-dynamic-range algorithm (Xie et al., USENIX ATC 2025 Alg. 5).
   std::uint64_t exact_count_limit = 0;
   // The largest number of active summands the masks are guaranteed to absorb (and whose sum stays
   // finite in the accumulator and output formats); capped at 2^63.

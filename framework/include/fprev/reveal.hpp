@@ -1,4 +1,4 @@
-// The revelation engine: reveals a target's summation tree with FPRev (papers/000 Alg. 4, with the
+// The revelation engine: reveals a target's summation tree with FPRev (Xie et al., USENIX ATC 2025 Alg. 4, with the
 // low-dynamic-range technique of Alg. 5 switched on automatically), BasicFPRev (Alg. 2) or the naive
 // search (Sec. 3.3, n <= 8). A target that misbehaves never yields a tree: reveal() throws
 // RevealFailure carrying a Diagnostic.
@@ -24,8 +24,8 @@ std::optional<Algorithm> parse_algorithm(std::string_view name);
 
 // What kind of misbehaviour was found.
 enum class Finding : std::uint8_t {
-  nondeterministic,        // run-to-run differences on identical inputs (atomics, papers/004)
-  order_independent,       // exact / correctly rounded sum: no summation tree exists (papers/001)
+  nondeterministic,        // run-to-run differences on identical inputs (atomics, Shanmugavelu et al., SC24 workshops)
+  order_independent,       // exact / correctly rounded sum: no summation tree exists (Collange et al., Parallel Computing 2015)
   value_dependent,         // the order changes with the values (e.g. sorting by magnitude)
   non_finite_output,       // NaN or infinity where a count was expected
   not_whole_count,         // output is not a whole number of units
@@ -38,7 +38,7 @@ enum class Finding : std::uint8_t {
 };
 std::string_view to_string(Finding finding);
 
-// Run-to-run variability of a non-deterministic target (papers/004, Eq. 1 and 2): outputs of
+// Run-to-run variability of a non-deterministic target (Shanmugavelu et al., SC24 workshops, Eq. 1 and 2): outputs of
 // repeated runs B_r compared with the first run A.
 struct Variability {
   std::size_t runs = 0;
@@ -89,7 +89,7 @@ struct Progress {
 
 // How FPRev picks the leaf i whose l(i,j) it measures in each sub-problem. Alg. 4 takes the
 // smallest: n - 1 probes for a sequential sum, but n(n-1)/2 for a reversed one. A random pivot
-// (papers/000 Sec. 8.2) bounds the expected cost of chains (about 2n probes either way). `adaptive`
+// (Xie et al., USENIX ATC 2025 Sec. 8.2) bounds the expected cost of chains (about 2n probes either way). `adaptive`
 // takes the smallest leaf, except in a sub-problem that kept more than half of its parent's leaves
 // (the parent's pivot sat high in the tree, as in a reversed sum), where it takes a random one:
 // n - 1 probes for a sequential sum, O(n) expected for a reversed one, and Alg. 4's cost on lanes

@@ -1,4 +1,4 @@
-// One-line S-expression notation for summation trees: a leaf is its index, an
+// One-line S-expression notation for summation trees (docs/golden-format.md): a leaf is its index, an
 // inner node is '(' its children separated by single spaces ')', children ordered by their smallest
 // leaf index. Examples: "((0 1) (2 3))", "((0 1 2 3) 4 5)", and "0" for a single summand.
 #pragma once

@@ -31,7 +31,7 @@ struct NumericTraits {
   // w+1 for a matrix accelerator adding w products and the accumulator in one fused step. A revealed
   // node wider than this is reported as a misbehaving target, never returned as a tree.
   std::size_t max_fused_width = 2;
-  // Extra low-order bits a fused multi-term sum keeps while aligning (papers/002: 0 on Volta,
+  // Extra low-order bits a fused multi-term sum keeps while aligning (Valpey et al., NFM 2025: 0 on Volta,
   // 1 on Ampere, 3 carry bits). The mask scheme keeps this much more headroom.
   int fused_extra_bits = 0;
   // Set when fused nodes follow fprev::simulate_sum's model exactly (align to the largest exponent,

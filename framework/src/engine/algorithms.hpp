@@ -4,11 +4,11 @@
 #include "fprev/reveal.hpp"
 #include "probe_session.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 
-Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats& stats);   // papers/000 Alg. 4 (+ Alg. 5)
-Tree run_basic(ProbeSession& session);                       // papers/000 Alg. 2, multiway
-Tree run_naive(ProbeSession& session, std::uint64_t seed);   // papers/000 Sec. 3.3, n <= 8
+Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats& stats);   // Xie et al., USENIX ATC 2025 Alg. 4 (+ Alg. 5)
+Tree run_basic(ProbeSession& session);                       // Xie et al., USENIX ATC 2025 Alg. 2, multiway
+Tree run_naive(ProbeSession& session, std::uint64_t seed);   // Xie et al., USENIX ATC 2025 Sec. 3.3, n <= 8
 
 // Random inputs whose sums are reproducible by simulation: values exactly representable in the
 // input format, of mixed signs and magnitudes; for products the right factors are powers of two so
@@ -23,4 +23,4 @@ struct RandomInputs {
 RandomInputs make_random_inputs(const TargetInfo& info, std::size_t rows, std::uint64_t seed,
                                 int exponent_spread);
 
-}  // namespace fprev
+}  // namespace fprev::detail

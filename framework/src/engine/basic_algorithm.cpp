@@ -1,4 +1,4 @@
-// BasicFPRev (papers/000 Alg. 2), extended to multiway trees: measure l(i,j) for every pair, then
+// BasicFPRev (Xie et al., USENIX ATC 2025 Alg. 2), extended to multiway trees: measure l(i,j) for every pair, then
 // merge bottom-up by increasing l. At each level, the pairs join components into new nodes (several
 // components at once for a fused node) whose leaf count must be exactly l. Every one of the n(n-1)/2
 // measurements is checked against the tree being built, so any inconsistency is caught.
@@ -8,7 +8,7 @@
 
 #include "algorithms.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 class DisjointSets {
@@ -122,4 +122,4 @@ Tree run_basic(ProbeSession& session) {
   return builder.build();
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

@@ -3,7 +3,7 @@
 
 #include "algorithms.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 
 void check_determinism(ProbeSession& session, const RevealOptions& options);
 // Compares the target with `tree`: `probe_count` random l(i,j) (plus every l(0,j) when
@@ -15,4 +15,4 @@ void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& op
 // the order moved them together.
 void check_fused_width(const ProbeSession& session, const Tree& tree);
 
-}  // namespace fprev
+}  // namespace fprev::detail

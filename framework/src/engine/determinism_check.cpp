@@ -1,4 +1,4 @@
-// Determinism first (papers/004): the same random inputs evaluated several times must give bitwise
+// Determinism first (Shanmugavelu et al., SC24 workshops): the same random inputs evaluated several times must give bitwise
 // identical outputs, otherwise the target is run-to-run non-deterministic (atomics, dynamic
 // scheduling) and has no fixed summation tree. Reported with the metrics V_c and V_ermv.
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "checks.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -81,4 +81,4 @@ void check_determinism(ProbeSession& session, const RevealOptions& options) {
   }
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

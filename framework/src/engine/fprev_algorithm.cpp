@@ -1,4 +1,4 @@
-// FPRev (papers/000 Alg. 4) with the low-dynamic-range technique of Alg. 5, as an explicit work list.
+// FPRev (Xie et al., USENIX ATC 2025 Alg. 4) with the low-dynamic-range technique of Alg. 5, as an explicit work list.
 //
 // A frame is one BUILDSUBTREE(I) call. Its probes l(i,j), j in I - {i}, i = min(I), are measured in
 // waves: every frame waiting for probes goes to the target together, so independent sub-problems
@@ -25,7 +25,7 @@
 #include "algorithms.hpp"
 #include "probe_session.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -172,7 +172,7 @@ class FprevBuilder {
     leaves.erase(std::find(leaves.begin(), leaves.end(), i));
     const std::uint32_t active = active_count(frames_[id]);
 
-    // Order-independent summation: nothing is ever masked, every l is 2 (papers/001).
+    // Order-independent summation: nothing is ever masked, every l is 2 (Collange et al., Parallel Computing 2015).
     if (leaves.size() >= 2 && frames_[id].parent == kNone &&
         std::all_of(results.begin(), results.end(),
                     [](const Measurement& m) { return !m.saturated && m.l == 2; })) {
@@ -338,4 +338,4 @@ Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats&
   return builder.run();
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

@@ -1,4 +1,4 @@
-// The naive search of papers/000 Sec. 3.3: enumerate every summation tree of n <= 8 leaves (binary,
+// The naive search of Xie et al., USENIX ATC 2025 Sec. 3.3: enumerate every summation tree of n <= 8 leaves (binary,
 // and multiway up to the target's max_fused_width) and keep those that reproduce the target's
 // outputs on random inputs under the simulation model. Exponential: for cross-checking only.
 //
@@ -12,7 +12,7 @@
 #include "algorithms.hpp"
 #include "simulate_internal.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 constexpr std::size_t kMaxNaiveLeaves = 8;
@@ -174,4 +174,4 @@ Tree run_naive(ProbeSession& session, std::uint64_t seed) {
   return search.to_tree(found.front());
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

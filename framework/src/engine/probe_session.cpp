@@ -3,7 +3,7 @@
 #include <chrono>
 #include <sstream>
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -170,4 +170,4 @@ void ProbeSession::report_progress(std::size_t leaves_placed) {
   options_.on_progress(p);
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

@@ -13,7 +13,7 @@
 #include "fprev/reveal.hpp"
 #include "fprev/target.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 
 // One l(i,j) measurement request: +M at `plus`, -M at `minus`, units on `background`.
 struct ProbeRequest {
@@ -74,4 +74,4 @@ std::string describe_probe(std::uint32_t plus, std::uint32_t minus, std::uint32_
                        std::optional<double> raw_output = std::nullopt,
                        std::string likely_cause = {});
 
-}  // namespace fprev
+}  // namespace fprev::detail

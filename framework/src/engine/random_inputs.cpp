@@ -5,7 +5,7 @@
 
 #include "algorithms.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 int ceil_log2(std::size_t x) {
@@ -58,4 +58,4 @@ RandomInputs make_random_inputs(const TargetInfo& info, std::size_t rows, std::u
   return inputs;
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

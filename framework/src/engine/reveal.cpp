@@ -9,6 +9,12 @@
 
 namespace fprev {
 
+using detail::check_determinism;
+using detail::check_fused_width;
+using detail::check_tree;
+using detail::fail;
+using detail::ProbeSession;
+
 std::string_view to_string(Algorithm algorithm) {
   switch (algorithm) {
     case Algorithm::fprev: return "fprev";

@@ -1,6 +1,6 @@
 // Bitwise simulation of a summation tree under a simple arithmetic model: IEEE round-to-nearest
 // additions in the accumulator format for binary nodes, and for fused nodes a fixed-point sum
-// aligned to the largest exponent, truncated below precision + extra bits (papers/000 Sec. 5.2.1).
+// aligned to the largest exponent, truncated below precision + extra bits (Xie et al., USENIX ATC 2025 Sec. 5.2.1).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -30,7 +30,7 @@ double add_round_to_odd(double a, double b) {
 
 }  // namespace
 
-double add_in_format(double a, double b, Format format) {
+double detail::add_in_format(double a, double b, Format format) {
   switch (format) {
     case Format::float64:
       return a + b;
@@ -73,7 +73,7 @@ double round_scaled_integer(UInt128 magnitude, bool negative, int exponent, Form
 
 }  // namespace
 
-double fused_sum(std::span<const double> terms, Format accumulator, int extra_bits) {
+double detail::fused_sum(std::span<const double> terms, Format accumulator, int extra_bits) {
   int max_exponent = INT32_MIN;
   double naive = 0.0;  // NaN and infinities propagate as in any adder
   for (double t : terms) {
@@ -114,11 +114,11 @@ double simulate_sum(const Tree& tree, std::span<const double> values, Format acc
     const auto children = tree.children(static_cast<NodeId>(node));
     if (children.size() == 2) {
       node_value[node] =
-          add_in_format(node_value[children[0]], node_value[children[1]], accumulator);
+          detail::add_in_format(node_value[children[0]], node_value[children[1]], accumulator);
     } else {
       terms.clear();
       for (NodeId c : children) terms.push_back(node_value[c]);
-      node_value[node] = fused_sum(terms, accumulator, fused_extra_bits);
+      node_value[node] = detail::fused_sum(terms, accumulator, fused_extra_bits);
     }
   }
   return round_to_format(node_value[tree.root()], output);

@@ -5,7 +5,7 @@
 
 #include "fprev/format.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 
 // a + b correctly rounded to `format` (round to nearest even).
 double add_in_format(double a, double b, Format format);
@@ -13,4 +13,4 @@ double add_in_format(double a, double b, Format format);
 // rest, add exactly, round to the accumulator.
 double fused_sum(std::span<const double> terms, Format accumulator, int extra_bits);
 
-}  // namespace fprev
+}  // namespace fprev::detail

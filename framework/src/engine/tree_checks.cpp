@@ -7,7 +7,7 @@
 
 #include "checks.hpp"
 
-namespace fprev {
+namespace fprev::detail {
 namespace {
 
 // Leaves under `node`, ascending (iterative).
@@ -138,4 +138,4 @@ void check_fused_width(const ProbeSession& session, const Tree& tree) {
        "+-M always meet last and every probe looks alike");
 }
 
-}  // namespace fprev
+}  // namespace fprev::detail

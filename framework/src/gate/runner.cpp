@@ -38,6 +38,7 @@ struct Runner::OpenInstance {
   Identity identity;
   std::string unavailable;  // reason, when it cannot run here
   bool config_error = false;
+  bool unusable = false;  // what the settings name does not work: an error, never a skip
 };
 
 namespace {
@@ -77,6 +78,7 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
       opened->identity = opened->instance->identity();
     } catch (const BackendUnavailable& e) {
       opened->unavailable = e.what();
+      opened->unusable = e.reason() == Unavailability::unusable;
     } catch (const ConfigError& e) {
       opened->unavailable = e.what();
       opened->config_error = true;
@@ -93,6 +95,8 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
   if (!instance.instance) {
     if (instance.config_error) {
       fail_case(result, Finding::unsupported, instance.unavailable);
+    } else if (instance.unusable) {
+      fail_case(result, Finding::target_error, instance.unavailable);
     } else {
       result.status = CaseStatus::unavailable;
       result.message = instance.unavailable;
@@ -147,17 +151,15 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
     result.platform_key = instance.identity.platform_key;
     result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
                                      result.platform_key, c.id);
-    const std::string fix = update_command(suite.name, c.backend_instance, c.id);
     if (!std::filesystem::exists(result.golden_path)) {
       result.status = CaseStatus::missing_golden;
-      result.message = "no golden for platform '" + result.platform_key + "'; create it with: " + fix;
+      result.message = "no golden for platform '" + result.platform_key + "'";
     } else {
       try {
         result.golden = read_golden(result.golden_path);
       } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
         result.status = CaseStatus::broken_golden;
-        result.message =
-            std::string(e.what()) + "; restore it from version control or re-create it with: " + fix;
+        result.message = e.what();
       }
     }
     if (!result.golden) {
@@ -204,11 +206,6 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   }
   result.seconds = seconds_since(start);
   return result;
-}
-
-std::string update_command(const std::string& suite, const std::string& backend,
-                           const std::string& case_id) {
-  return "fprev-golden update --suite " + suite + " --backend " + backend + " --case " + case_id;
 }
 
 std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,

@@ -25,6 +25,8 @@ namespace {
 constexpr std::size_t kMaxKeptErrors = 1000;
 constexpr std::size_t kMaxMessageBytes = 1024;  // a message quoting a long value is shortened
 constexpr std::size_t kMaxNamesListed = 20;     // of backend instances, in "allowed values"
+constexpr std::size_t kMaxCasesPerEntry = 100000;  // a typo in a list should not exhaust memory
+constexpr std::size_t kMaxInstancesPerDeclaration = 1000;
 
 const char* const kTopLevelKeys = "suite, description, backends, cases";
 
@@ -174,7 +176,9 @@ struct ParamField {
 
 // Backend instances as declared: valid enough to check cases against when `backend` is set.
 struct DeclaredInstance {
-  std::string name;  // "" when the name itself is invalid
+  std::string name;           // "" when the name itself is invalid
+  std::string declared_name;  // as written; differs from `name` where a list-valued setting
+                              // expanded the declaration
   const Backend* backend = nullptr;
   Pos pos;                            // the instance's map
   Pos name_pos;                       // its name
@@ -323,17 +327,25 @@ class SuiteParser {
         case_specs(*instance.backend, use_field->value_pos);
     }
 
-    Params resolved;
-    if (instance.backend != nullptr) resolved = check_settings(*instance.backend, settings, pos);
-    if (!instance.name.empty()) {
-      instance_index_.emplace(instance.name, instances_.size());
-      instances_.push_back(instance);
-    }
-    if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr)
+    std::vector<Expansion> expansions;
+    if (instance.backend != nullptr) expansions = check_settings(*instance.backend, settings, pos);
+    if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr) {
+      // Kept, so that cases naming it are not reported as naming an unknown instance.
+      if (!instance.name.empty() && claim_instance_name(instance.name, instance.name_pos))
+        keep_instance(instance);
       return;
-    instances_.back().spec_index = suite_.backends.size();
-    suite_.backends.push_back({instance.name, std::string(instance.backend->name()),
-                               std::move(resolved), pos.line, pos.column});
+    }
+    if (!claim_instance_name(instance.name, instance.name_pos)) return;
+    for (auto& expansion : expansions) {
+      DeclaredInstance expanded = instance;
+      expanded.name = instance.name + expansion.suffix;
+      if (!expansion.suffix.empty() && !claim_instance_name(expanded.name, instance.name_pos))
+        continue;
+      expanded.spec_index = suite_.backends.size();
+      keep_instance(expanded);
+      suite_.backends.push_back({expanded.name, std::string(instance.backend->name()),
+                                 std::move(expansion.settings), pos.line, pos.column});
+    }
   }
 
   void parse_instance_name(const Field& field, DeclaredInstance& instance) {
@@ -344,21 +356,48 @@ class SuiteParser {
                                         " is not file-name safe; " + kSafeNameRule);
       return;
     }
-    if (const DeclaredInstance* other = find_instance(*name)) {
-      diags_.error(field.value_pos, "duplicate backend instance name " + quote(*name) +
-                                        "; first declared at " + diags_.location(other->name_pos));
-      return;
-    }
     instance.name = *name;
+    instance.declared_name = *name;
     instance.name_pos = field.value_pos;
   }
 
-  Params check_settings(const Backend& backend, const std::vector<const Field*>& settings,
-                        Pos pos) {
+  // False (reported) when another instance has the name already, as declared or expanded.
+  bool claim_instance_name(const std::string& name, Pos pos) {
+    const auto named = instances_by_name_.find(name);
+    if (named == instances_by_name_.end()) return true;
+    const DeclaredInstance& other = instances_[named->second.front()];
+    diags_.error(pos, "duplicate backend instance name " + quote(name) + "; first declared at " +
+                          diags_.location(other.name_pos));
+    return false;
+  }
+
+  // Keeps an instance and indexes it by its name and, when a list-valued setting expanded it, by
+  // the name as declared too (which then stands for every expansion). Lookups by name stay O(1)
+  // however many instances a hostile suite declares.
+  void keep_instance(DeclaredInstance instance) {
+    const std::size_t index = instances_.size();
+    instances_by_name_[instance.name].push_back(index);
+    if (instance.declared_name != instance.name)
+      instances_by_name_[instance.declared_name].push_back(index);
+    instances_.push_back(std::move(instance));
+  }
+
+  // One instance of a declaration: the name's suffix ("" or "-haswell-2") and its settings.
+  struct Expansion {
+    std::string suffix;
+    Params settings;
+  };
+
+  // The settings of a declaration. A setting given as a list expands the declaration into one
+  // instance per combination of the listed values (the first list varying slowest), each named
+  // <name>-<value>[-<value>...] with the values sanitised as in case ids.
+  std::vector<Expansion> check_settings(const Backend& backend,
+                                        const std::vector<const Field*>& settings, Pos pos) {
     const std::size_t errors_before = diags_.count();
     const auto specs = backend.instance_params();
     const std::string context = "backend " + quote(std::string(backend.name()));
     Params given;
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;  // setting, its values
     for (const Field* field : settings) {
       const ParamSpec* spec = find_spec(specs, field->key);
       if (spec == nullptr) {
@@ -368,24 +407,56 @@ class SuiteParser {
                                          "; allowed values: " + join_values(allowed));
         continue;
       }
-      const auto value = scalar_field(*field, diags_);
-      if (!value) continue;
-      try {
-        resolve_params({*spec}, {{field->key, *value}}, context);
-        given[field->key] = spec->type == ParamType::integer
-                                ? std::to_string(param_int({{field->key, *value}}, field->key))
-                                : *value;
-      } catch (const ConfigError& error) {
-        diags_.error(field->value_pos, error.what());
+      const auto values = read_param_values(*field, "the instance would expand to none");
+      if (!values) continue;
+      std::vector<std::string> canonical;
+      for (const Value& value : *values) {
+        try {
+          resolve_params({*spec}, {{field->key, value.text}}, context);
+          const Params one{{field->key, value.text}};
+          canonical.push_back(spec->type == ParamType::integer
+                                  ? std::to_string(param_int(one, field->key))
+                                  : value.text);
+        } catch (const ConfigError& error) {
+          diags_.error(value.pos, error.what());
+        }
       }
+      if (field->value.IsSequence())
+        lists.emplace_back(field->key, std::move(canonical));
+      else if (!canonical.empty())
+        given[field->key] = canonical.front();
     }
     if (diags_.count() != errors_before) return {};
-    try {
-      return resolve_params(specs, given, context);  // required settings, defaults
-    } catch (const ConfigError& error) {
-      diags_.error(pos, error.what());
+
+    std::size_t total = 1;
+    for (const auto& list : lists) total *= list.second.size();
+    if (total > kMaxInstancesPerDeclaration) {
+      diags_.error(pos, "this backend instance expands to more than " +
+                            std::to_string(kMaxInstancesPerDeclaration) + " instances");
       return {};
     }
+    std::vector<Expansion> expansions;
+    std::vector<std::size_t> index(lists.size(), 0);
+    for (std::size_t combination = 0; combination < total; ++combination) {
+      Expansion expansion{"", given};
+      for (std::size_t i = 0; i < lists.size(); ++i) {
+        const std::string& value = lists[i].second[index[i]];
+        expansion.settings[lists[i].first] = value;
+        expansion.suffix += "-" + suite_detail::sanitize_id_part(value);
+      }
+      try {
+        expansion.settings = resolve_params(specs, expansion.settings, context);  // defaults
+      } catch (const ConfigError& error) {
+        diags_.error(pos, error.what());
+        return {};
+      }
+      expansions.push_back(std::move(expansion));
+      for (std::size_t i = lists.size(); i-- > 0;) {
+        if (++index[i] < lists[i].second.size()) break;
+        index[i] = 0;
+      }
+    }
+    return expansions;
   }
 
   // The backend's case parameters, asked once. A backend that cannot list them here (its default
@@ -477,8 +548,10 @@ class SuiteParser {
     std::unordered_set<const DeclaredInstance*> found;
     const auto add = [&](const YAML::Node& name) {
       if (!name.IsScalar()) return;
-      const DeclaredInstance* instance = find_instance(name.Scalar());
-      if (instance != nullptr && instance->backend != nullptr) found.insert(instance);
+      const auto named = instances_by_name_.find(name.Scalar());
+      if (named == instances_by_name_.end()) return;
+      for (const std::size_t index : named->second)  // a declared name stands for its expansions
+        if (instances_[index].backend != nullptr) found.insert(&instances_[index]);
     };
     if (names.IsSequence())
       for (const auto& name : names) add(name);
@@ -549,39 +622,42 @@ class SuiteParser {
       diags_.error(field.value_pos, "'backends' must be an instance name or a list of them, got " +
                                         describe(field.value));
     }
+    // A name as declared stands for every instance a list-valued setting expanded it into.
     std::vector<const DeclaredInstance*> found;
     std::unordered_set<const DeclaredInstance*> seen;
     for (const auto& name : names) {
-      const DeclaredInstance* instance = find_instance(name.text);
-      if (instance == nullptr) {
+      const auto named = instances_by_name_.find(name.text);
+      if (named == instances_by_name_.end()) {
         diags_.error(name.pos, "unknown backend instance " + quote(name.text) +
                                    "; allowed values: " + instance_names());
-      } else if (seen.insert(instance).second) {
-        found.push_back(instance);
+        continue;
       }
+      for (const std::size_t index : named->second)
+        if (seen.insert(&instances_[index]).second) found.push_back(&instances_[index]);
     }
     return found;
-  }
-
-  const DeclaredInstance* find_instance(const std::string& name) const {
-    const auto it = instance_index_.find(name);
-    return it == instance_index_.end() ? nullptr : &instances_[it->second];
   }
 
   // The declared instance names for "allowed values", at most kMaxNamesListed of them.
   std::string instance_names() const {
     if (instances_.empty()) return "(no backend instance is declared)";
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < instances_.size() && i < kMaxNamesListed; ++i)
-      names.push_back(instances_[i].name);
+    std::unordered_set<std::string> listed_names;
+    for (const auto& instance : instances_) {
+      for (const std::string* name : {&instance.declared_name, &instance.name}) {
+        if (names.size() < kMaxNamesListed && listed_names.insert(*name).second)
+          names.push_back(*name);
+      }
+    }
     std::string listed = join_values(names);
-    if (instances_.size() > kMaxNamesListed)
-      listed += " and " + std::to_string(instances_.size() - kMaxNamesListed) + " more";
+    if (instances_by_name_.size() > names.size())
+      listed += " and " + std::to_string(instances_by_name_.size() - names.size()) + " more";
     return listed;
   }
 
-  // The values of a case parameter: a single value or a non-empty list of single values.
-  std::optional<std::vector<Value>> read_param_values(const Field& field) {
+  // The values of a case parameter or setting: a single value or a non-empty list of single values.
+  std::optional<std::vector<Value>> read_param_values(
+      const Field& field, const char* if_empty = "the entry would expand to no cases") {
     if (field.value.IsScalar()) return std::vector<Value>{{field.value.Scalar(), field.value_pos}};
     if (!field.value.IsSequence()) {
       diags_.error(
@@ -591,7 +667,7 @@ class SuiteParser {
     }
     if (field.value.size() == 0) {
       diags_.error(field.value_pos,
-                   quote(field.key) + " is an empty list; the entry would expand to no cases");
+                   quote(field.key) + " is an empty list; " + if_empty);
       return std::nullopt;
     }
     std::vector<Value> values;
@@ -748,7 +824,8 @@ class SuiteParser {
   Diagnostics diags_;
   const BackendRegistry& registry_;
   std::vector<DeclaredInstance> instances_;
-  std::unordered_map<std::string, std::size_t> instance_index_;  // name -> instances_
+  // Name (as declared or expanded) -> indices into instances_.
+  std::unordered_map<std::string, std::vector<std::size_t>> instances_by_name_;
   std::uint64_t expanded_ = 0;  // cases expanded so far, over all entries and instances
   std::map<std::string, std::map<std::string, Pos>> case_ids_;  // instance -> id -> first entry
   std::map<std::string, std::vector<SuiteCase>> cases_by_instance_;

@@ -21,7 +21,7 @@ TEST(DeepTrees, SequentialSumOf300000Summands) {
 
 TEST(DeepTrees, ReversedSumBuildsALongChainOfSubProblems) {
   // With the smallest pivot every sub-problem is the previous one minus one leaf: a chain of
-  // n - 1 pending frames, and n(n-1)/2 probes (papers/000 Sec. 5.1.3's worst case).
+  // n - 1 pending frames, and n(n-1)/2 probes (Xie et al., USENIX ATC 2025 Sec. 5.1.3's worst case).
   const Tree truth = right_deep_tree(2000);
   TreeOracleTarget target(truth);
   RevealOptions options;

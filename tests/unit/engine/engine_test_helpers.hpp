@@ -11,7 +11,7 @@
 namespace fprev::testing {
 
 // The oracle with its outputs rounded to `output`, like an implementation whose output format
-// counts exactly only up to 2^precision (papers/000 Sec. 8.1.2).
+// counts exactly only up to 2^precision (Xie et al., USENIX ATC 2025 Sec. 8.1.2).
 class RoundedOracle : public Target {
  public:
   RoundedOracle(Tree tree, Format output, std::size_t max_batch = 1)

@@ -1,4 +1,4 @@
-// The worked example of papers/000 (Algorithm 1, Table 1, Figure 2): sum += a[i] + a[i+1] for
+// The worked example of Xie et al., USENIX ATC 2025 (Algorithm 1, Table 1, Figure 2): sum += a[i] + a[i+1] for
 // i = 0, 2, 4, 6. Its outputs for the masked all-one arrays and l(i,j) are printed in Table 1.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace {
 class Algorithm1 : public Target {
  public:
   Algorithm1() : inputs_(8) {
-    info_.description = "papers/000 Algorithm 1";
+    info_.description = "Xie et al., USENIX ATC 2025 Algorithm 1";
     info_.n = 8;
   }
   const TargetInfo& info() const override { return info_; }
@@ -47,7 +47,7 @@ struct Table1Row {
 };
 
 TEST(Table1, OutputsAndLcaSizesOfAlgorithm1) {
-  // The rows of papers/000 Table 1 (i, j, output, l).
+  // The rows of Xie et al., USENIX ATC 2025 Table 1 (i, j, output, l).
   const Table1Row rows[] = {{0, 1, 6, 2}, {0, 2, 4, 4}, {0, 3, 4, 4}, {0, 4, 2, 6}, {0, 5, 2, 6},
                             {0, 6, 0, 8}, {0, 7, 0, 8}, {2, 3, 6, 2}, {2, 4, 2, 6}};
   Algorithm1 target;

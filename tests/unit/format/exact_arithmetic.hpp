@@ -1,5 +1,5 @@
 // Simulated arithmetic in a format, built on round_to_format: one correctly rounded addition, and
-// a fused multi-term sum per papers/002 (align to the largest exponent, keep precision + extra
+// a fused multi-term sum per Valpey et al., NFM 2025 (align to the largest exponent, keep precision + extra
 // bits, truncate each term).
 #pragma once
 

@@ -312,7 +312,7 @@ TEST(MaskScheme, HandDerivedSchemes) {
       traits_of(Format::bfloat16, Format::float32, Format::bfloat16, SummandKind::product, 0), 1000);
   EXPECT_EQ(s.exact_count_limit, 256u);
 
-  // fp8 e4m3 dot into float32 needs subnormal factors: 2^-9 x 2^-9 (papers/000 Sec. 8.1.1) with
+  // fp8 e4m3 dot into float32 needs subnormal factors: 2^-9 x 2^-9 (Xie et al., USENIX ATC 2025 Sec. 8.1.1) with
   // M = 2^8 x 2^8; span 34 - 24 - 2 = 8: up to 256 summands, with 3 extra bits only 32.
   const NumericTraits e4m3_dot = traits_of(Format::fp8_e4m3, Format::float32, Format::float32,
                                            SummandKind::product, 0);

@@ -14,40 +14,23 @@ namespace fprev::suite_test {
 
 inline std::atomic<int> open_calls{0};
 
+// Short forms of the public builders (fprev/backend.hpp) for the many declarations below.
 inline ParamSpec choice(std::string name, std::vector<std::string> choices, bool required = false,
                         std::string default_value = "") {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::choice;
-  spec.choices = std::move(choices);
+  ParamSpec spec = choice_param(std::move(name), std::move(choices), "");
   spec.required = required;
-  spec.default_value = std::move(default_value);
-  return spec;
+  return std::move(spec).defaults_to(std::move(default_value));
 }
 
 inline ParamSpec integer(std::string name, std::int64_t min_value, std::int64_t max_value,
                          std::string default_value = "") {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::integer;
-  spec.min_value = min_value;
-  spec.max_value = max_value;
-  spec.default_value = std::move(default_value);
-  return spec;
+  return integer_param(std::move(name), min_value, max_value, "").defaults_to(std::move(default_value));
 }
 
-inline ParamSpec boolean(std::string name) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::boolean;
-  return spec;
-}
+inline ParamSpec boolean(std::string name) { return boolean_param(std::move(name), ""); }
 
 inline ParamSpec text(std::string name, std::string default_value, bool required = false) {
-  ParamSpec spec;
-  spec.name = std::move(name);
-  spec.type = ParamType::string;
-  spec.default_value = std::move(default_value);
+  ParamSpec spec = string_param(std::move(name), "").defaults_to(std::move(default_value));
   spec.required = required;
   return spec;
 }

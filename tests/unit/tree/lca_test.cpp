@@ -1,5 +1,5 @@
 // l(i,j) = leaves under LCA(i, j): Tree::lca_leaf_count and LcaIndex against the definition and
-// against the worked example of papers/000 (Table 1).
+// against the worked example of Xie et al., USENIX ATC 2025 (Table 1).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -16,7 +16,7 @@ namespace {
 using tree_tests::brute_l;
 using tree_tests::brute_leaf_counts;
 
-// papers/000 Algorithm 1: for (i = 0; i < n; i += 2) sum += a[i] + a[i+1]; with n = 8.
+// Xie et al., USENIX ATC 2025 Algorithm 1: for (i = 0; i < n; i += 2) sum += a[i] + a[i+1]; with n = 8.
 Tree paper_algorithm_1_tree() {
   TreeBuilder builder(8);
   NodeId sum = builder.add_node({0, 1});
@@ -31,7 +31,7 @@ TEST(LeafCountOfLca, PaperTable1) {
     NodeId i, j;
     std::uint32_t l;
   };
-  // papers/000 Table 1 (the l^{i,j} column).
+  // Xie et al., USENIX ATC 2025 Table 1 (the l^{i,j} column).
   const Row table[] = {{0, 1, 2}, {0, 2, 4}, {0, 3, 4}, {0, 4, 6}, {0, 5, 6},
                        {0, 6, 8}, {0, 7, 8}, {2, 3, 2}, {2, 4, 6}};
   const LcaIndex index(tree);

@@ -81,7 +81,7 @@ std::uint64_t brute_count(const Tree& tree, const Probe& probe, const Background
   return count;
 }
 
-// papers/000 Algorithm 1 with n = 8.
+// Xie et al., USENIX ATC 2025 Algorithm 1 with n = 8.
 Tree paper_algorithm_1_tree() {
   TreeBuilder builder(8);
   NodeId sum = builder.add_node({0, 1});
@@ -95,7 +95,7 @@ TEST(TreeOracleTarget, ReproducesPaperTable1Outputs) {
   const Background background = all_active();
   const std::vector<Probe> probes{{0, 1, 0}, {0, 2, 0}, {0, 3, 0}, {0, 4, 0}, {0, 5, 0},
                                   {0, 6, 0}, {0, 7, 0}, {2, 3, 0}, {2, 4, 0}};
-  // papers/000 Table 1, "Output" column.
+  // Xie et al., USENIX ATC 2025 Table 1, "Output" column.
   const std::vector<double> expected{6, 4, 4, 2, 2, 0, 0, 6, 2};
   EXPECT_EQ(run(target, values, {&background}, probes), expected);
   EXPECT_EQ(target.probes_evaluated, 9u);

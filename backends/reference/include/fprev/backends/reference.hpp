@@ -27,7 +27,7 @@
 //   sorted_magnitude    value-dependent: summands sorted by |x| ascending (ties: negative first),
 //                       then added sequentially
 //   exact               order-independent: the exact sum (superaccumulator), correctly rounded to
-//                       the output format (papers/001)
+//                       the output format (Collange et al., Parallel Computing 2015)
 //   nan                 the sequential sum, but NaN whenever some |summand| >= nan_threshold() (a
 //                       broken kernel)
 //

@@ -1,5 +1,5 @@
 // The arithmetic of one matrix-accelerator step: a fused multi-term sum of exact products and the
-// accumulator, as modelled by papers/002 (Valpey et al., Sec. 4-5, Algorithm 1) and papers/000
+// accumulator, as modelled by Valpey et al. (NFM 2025, Sec. 4-5, Algorithm 1) and Xie et al., USENIX ATC 2025
 // (Xie et al., Sec. 5.2.1):
 //
 //   1. every product a*b is exact (no rounding after the multiplication);
@@ -7,10 +7,10 @@
 //   3. the bits shifted out below `significand_bits + extra_bits` are discarded: truncation of each
 //      term's magnitude, which is *not* IEEE round-to-zero (2 + (-2^-40) gives 2, Table 3);
 //   4. the aligned terms are added exactly in a register with `carry_bits` more bits on top
-//      (papers/002: 3 carry bits are needed and enough for the 5-term sum); partial sums are not
+//      (Valpey et al., NFM 2025: 3 carry bits are needed and enough for the 5-term sum); partial sums are not
 //      normalised (Property 4);
 //   5. the sum is normalised once and truncated to float32.
-// float16/bfloat16 results are then rounded to nearest (papers/002 Property 2).
+// float16/bfloat16 results are then rounded to nearest (Valpey et al., NFM 2025 Property 2).
 //
 // Everything here is exact integer arithmetic on doubles (a product of two values of any input
 // format the model accepts is exact in double), independent of the host's rounding mode.
@@ -51,7 +51,7 @@ std::string arch_names();  // "volta, turing, ampere, hopper"
 // stop at Ampere): we assume Hopper keeps what Ampere keeps. See backends/tcsim/README.md.
 inline constexpr int kDefaultHopperExtraBits = 1;
 
-// The presets (papers/002 Sec. 4-5 for Volta/Turing/Ampere; papers/000 Sec. 7 for the 17-term
+// The presets (Valpey et al., NFM 2025 Sec. 4-5 for Volta/Turing/Ampere; Xie et al., USENIX ATC 2025 Sec. 7 for the 17-term
 // Hopper step). `hopper_extra_bits` is used for Hopper only.
 ArchModel arch_model(Arch arch, int hopper_extra_bits = kDefaultHopperExtraBits);
 

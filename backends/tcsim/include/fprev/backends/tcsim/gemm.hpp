@@ -4,7 +4,7 @@
 //   * split-K: k is cut into `split_k` slices of whole k-tiles (ceil(ceil(k / k_tile) / split_k)
 //     tiles each, as CUTLASS's split-K GEMM does); each slice is accumulated on its own, from zero;
 //   * main loop: a slice is walked tile by tile, each tile step by step in increasing k; one step is
-//     one fused sum of the accumulator and `step` products (papers/002 Algorithm 1);
+//     one fused sum of the accumulator and `step` products (Valpey et al., NFM 2025 Algorithm 1);
 //   * the partial tile of a slice (its length modulo k_tile) is processed first, right-aligned in a
 //     zero-padded tile (CUTLASS's "residue first" main loop), or last, left-aligned (zero padding at
 //     the end, as a naive kernel does); zero products change nothing, so only the step boundaries
@@ -13,9 +13,9 @@
 //     (sequential) or in adjacent pairs level by level (pairwise);
 //   * C is added by the epilogue (one float32 addition after the reduction) or enters as the initial
 //     accumulator of the first slice (the HMMA "D = A*B + C" form);
-//   * the float32 result is converted to the output format (papers/002: round to nearest for fp16).
+//   * the float32 result is converted to the output format (Valpey et al., NFM 2025: round to nearest for fp16).
 //
-// float64 uses a chain of IEEE FMAs instead of fused sums (papers/000 Sec. 5.2.1), step 1.
+// float64 uses a chain of IEEE FMAs instead of fused sums (Xie et al., USENIX ATC 2025 Sec. 5.2.1), step 1.
 #pragma once
 
 #include <cstddef>
