@@ -25,7 +25,6 @@ namespace {
 constexpr std::size_t kMaxKeptErrors = 1000;
 constexpr std::size_t kMaxMessageBytes = 1024;  // a message quoting a long value is shortened
 constexpr std::size_t kMaxNamesListed = 20;     // of backend instances, in "allowed values"
-constexpr std::size_t kMaxCasesPerEntry = 100000;  // a typo in a list should not exhaust memory
 constexpr std::size_t kMaxInstancesPerDeclaration = 1000;
 
 const char* const kTopLevelKeys = "suite, description, backends, cases";
