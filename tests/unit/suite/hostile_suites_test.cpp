@@ -194,7 +194,7 @@ TEST(HostileSuites, ErrorOutputIsBounded) {
   const std::string long_name(100000, 'X');
   EXPECT_EQ(load("suite: " + long_name + "\n"),
             "t.yaml:1:1: error: missing required key 'backends' (the backend instances); "
-            "allowed backends: blas, cublas, reference, tcsim\n"
+            "allowed backends: " + builtin_backends().names() + "\n"
             "t.yaml:1:1: error: missing required key 'cases' (the cases to test)\n"
             "t.yaml:1:8: error: suite name '" + std::string(48, 'X') +
                 "...' (100,000 bytes) is not file-name safe; use lower-case letters, digits, "
