@@ -16,10 +16,16 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
   const Tree& tree = result.tree;
   const RevealStats& s = result.stats;
   out << "target:        " << info.description << "\n";
-  out << "tree:          " << to_sexpr(tree) << "\n";
-  out << "leaves:        " << tree.leaf_count() << "\n";
-  out << "depth:         " << tree.depth() << "\n";
-  out << "arity:         " << arity_text(tree) << "\n";
+  if (result.map.single_class()) {
+    out << "tree:          " << to_sexpr(tree) << "\n";
+    out << "leaves:        " << tree.leaf_count() << "\n";
+    out << "depth:         " << tree.depth() << "\n";
+    out << "arity:         " << arity_text(tree) << "\n";
+  } else {
+    out << "order map:     " << result.map.classes.size() << " classes of output elements ("
+        << s.class_splits << " splits)\n";
+    for (const std::string& line : describe_map(result.map)) out << "  " << line << "\n";
+  }
   out << "probes:        " << s.probes << "\n";
   out << "target calls:  " << s.target_calls << " (" << s.value_inputs
       << " random inputs for the determinism check and verification)\n";
@@ -57,7 +63,14 @@ int run_reveal(int argc, char** argv) {
     auto target = opened.instance->make_target(opened.case_params);
     const RevealResult result = reveal(*target, options);
     if (format == "sexpr") {
-      std::cout << to_sexpr(result.tree) << "\n";
+      if (result.map.single_class()) {
+        std::cout << to_sexpr(result.tree) << "\n";
+      } else {  // one line per class: its regions, then its tree
+        for (const OrderClass& c : result.map.classes) {
+          for (const Region& r : c.regions) std::cout << format_region(r, result.map.grid) << "; ";
+          std::cout << to_sexpr(c.tree) << "\n";
+        }
+      }
     } else if (format == "text") {
       print_text(std::cout, target->info(), result);
     } else {

@@ -125,17 +125,4 @@ void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& op
   check_simulation(session, tree, options, stats);
 }
 
-void check_fused_width(const ProbeSession& session, const Tree& tree) {
-  const std::size_t width = tree.max_arity();
-  const std::size_t allowed = std::max<std::size_t>(2, session.info().traits.max_fused_width);
-  if (width <= allowed) return;
-  fail(Finding::value_dependent,
-       "the probes describe a node adding " + std::to_string(width) +
-           " summands at once, but this target adds at most " + std::to_string(allowed) +
-           " terms in one step",
-       {}, std::nullopt,
-       "the order depends on the values: e.g. the summands are sorted by magnitude, so the masks "
-       "+-M always meet last and every probe looks alike");
-}
-
 }  // namespace fprev::detail

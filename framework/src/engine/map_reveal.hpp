@@ -1,0 +1,135 @@
+// Order maps of grid targets (a GEMM's C, a GEMV's y): which output elements follow which tree.
+//
+// The grid's rows and columns carry labels (grid_labels.hpp); a class is a set of blocks (row label
+// x column label) and owns a revelation algorithm (FPRev) fed only with answers measured at its own
+// elements: an answer is given to the algorithm once every block of the class has measured it
+// (on at least one whole row or column of the block) and all of them agreed. Every round places
+// the pending probes of all classes on the grid in two calls: one input per row (every column of
+// the row adds it, so the columns are compared) and one input per column (every row of the column
+// adds it, so the rows are compared); lines left over carry replicas of the round's probes.
+// Answers split labels where they differ, and are cached per class with the elements that gave
+// them. Two elements of one class that answer one probe differently split the class: the probe is
+// broadcast to every element (one call), every class is divided by its answer and the parts start
+// their reveals afresh. A class whose blocks split (labels refined) replays its reveal from its
+// cache, so that the blocks that are new measure what they have not measured yet. Once every class has its tree, each element is checked with sampled probes
+// its class's tree predicts (edges of the reduction included); a disagreement splits or restarts
+// the class, and a class that keeps disagreeing is a diagnostic, never a tree.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "grid_labels.hpp"
+
+namespace fprev::detail {
+
+struct ProbeKey {
+  std::uint32_t plus = 0;
+  std::uint32_t minus = 0;
+  std::uint32_t background = 0;  // 0: every leaf active; else an interned active set
+  friend bool operator==(const ProbeKey&, const ProbeKey&) = default;
+};
+struct ProbeKeyHash {
+  std::size_t operator()(const ProbeKey& k) const {
+    const std::uint64_t x = (std::uint64_t{k.plus} << 32 | k.minus) * 0x9e3779b97f4a7c15ull;
+    return static_cast<std::size_t>(x ^ (x >> 29) ^ (std::uint64_t{k.background} * 0xbf58476d1ce4e5b9ull));
+  }
+};
+
+class MapRevealer {
+ public:
+  MapRevealer(ProbeSession& session, const RevealOptions& options, RevealStats& stats);
+  ~MapRevealer();
+
+  // Reveals the tree of every class (classes split as their elements disagree).
+  void reveal();
+  // Checks every element against its class's tree with sampled probes. Returns true when all
+  // agree; otherwise the disagreeing classes are split or restarted and reveal() must run again.
+  // With `fix` false (checking a known map), a disagreement fails with verification_failed.
+  bool check_elements(bool fix);
+  // Starts from a known map instead of revealing (verify() of a golden map).
+  void assume(const OrderMap& map);
+
+  OrderMap map() const;
+  // The class tree of every element, row-major, and the trees themselves (for value checks).
+  std::vector<std::uint32_t> element_classes() const;
+  const Tree& class_tree(std::uint32_t id) const;
+
+ private:
+  struct Element {
+    std::size_t row, column;
+  };
+  struct CacheEntry {
+    Measurement value;
+    std::vector<Element> witnesses;  // one element per block of the class that measured it
+  };
+  struct MapClass {
+    bool alive = true;
+    std::unique_ptr<RevealAlgorithm> algorithm;  // null once the tree is known
+    Tree tree;
+    std::vector<Measurement> answers;  // the algorithm's current wave
+    std::vector<bool> answered;
+    std::unordered_map<ProbeKey, CacheEntry, ProbeKeyHash> cache;
+    std::vector<std::size_t> rows, columns;  // lines holding at least one element of the class
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> blocks;  // (row label, column label)
+  };
+  struct Conflict {
+    std::uint32_t class_id;
+    ProbeRequest request;
+    std::shared_ptr<Background> owned_background;  // a copy, so the probe outlives its wave
+    Measurement first_value, second_value;
+    Element first, second;
+  };
+
+  std::uint32_t new_class();
+  std::uint32_t block(std::uint32_t row_label, std::uint32_t column_label) const {
+    return blocks_[row_label * columns_.count() + column_label];
+  }
+  std::uint32_t class_of(std::size_t row, std::size_t column) const {
+    return block(rows_[row], columns_[column]);
+  }
+  void rebuild_lines();
+  ProbeKey key_of(const ProbeRequest& request);
+  std::string describe_class(std::uint32_t id) const;
+
+  bool advance_classes();  // true while some class waits for answers
+  void run_round();
+  void run_call(Placement placement, std::vector<ProbeRequest>& lines, bool refine_other_axis);
+  void refine(Placement placement, const std::vector<Measurement>& grid, std::size_t used_lines,
+              bool other_axis);
+  void refine_codes(Placement placement, const std::vector<std::uint64_t>& codes,
+                    std::size_t used_lines, bool other_axis);
+  void partition_by_values();
+  void record(Placement placement, const std::vector<ProbeRequest>& lines,
+              const std::vector<Measurement>& grid);
+  void resolve_conflicts();
+  // Puts `request` on every row, refines, and divides every class by its answer. Returns the
+  // measurements of the call.
+  std::vector<Measurement> broadcast_and_split(const ProbeRequest& request);
+  void restart(std::uint32_t id, bool keep_cache);
+  void check_repeated(const Element& where, const Measurement& before,
+                      const std::vector<Measurement>& grid, const ProbeRequest& request) const;
+
+  void check_class_count() const;
+
+  ProbeSession& session_;
+  const RevealOptions& options_;
+  RevealStats& stats_;
+  std::size_t n_;
+  AxisLabels rows_, columns_;
+  std::vector<std::uint32_t> blocks_;  // row label x column label -> class id
+  std::vector<MapClass> classes_;
+  std::vector<Conflict> conflicts_;
+  // Active sets of restricted backgrounds, interned so that equal sets share a cache key.
+  std::unordered_map<std::uint64_t, std::uint32_t> background_keys_;  // Background::id -> key
+  std::vector<std::vector<std::uint32_t>> interned_;
+  std::vector<Measurement> grid_;  // the last call's measurements
+  std::size_t fixes_ = 0;          // splits or fresh reveals caused by the per-element checks
+  bool partitioned_ = false;
+};
+
+}  // namespace fprev::detail
