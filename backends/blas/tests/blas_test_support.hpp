@@ -19,6 +19,8 @@ namespace fprev::blas::testing {
 
 // The toy BLAS built next to the tests (tests/toy/toy_blas.cpp), by absolute path.
 inline std::string toy_library() { return FPREV_BLAS_TOY_LIBRARY; }
+// The toy BLAS with fused nodes (tests/toy/toy_fused_blas.cpp), by absolute path.
+inline std::string toy_fused_library() { return FPREV_BLAS_TOY_FUSED_LIBRARY; }
 
 inline const Backend& blas_backend() {
   const Backend* backend = builtin_backends().find("blas");
