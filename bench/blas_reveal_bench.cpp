@@ -4,7 +4,8 @@
 // The published FPRev implementation needs about 0.36 s for an sdot of 16384, 2.0 s for a
 // 512x512x512 sgemm and 37 s for 1024x1024x1024 (Xie et al., USENIX ATC 2025 Sec. 7). Targets for this one: under
 // 90 ms with >= 90% of the time in OpenBLAS for the sdot, under 40 ms and 0.4 s for the sgemms
-// (one probe per row of A, so one sgemm call evaluates up to m - 1 probes).
+// (a grid target: one sgemm call evaluates a probe on every row or every column of C, and every
+// element of C is read; see order_map_bench.cpp for maps of several classes).
 //
 // Counters: probes, target_calls, target_fraction (time inside Target::evaluate / reveal time).
 #include <benchmark/benchmark.h>

@@ -52,25 +52,25 @@ MapRevealer::MapRevealer(ProbeSession& session, const RevealOptions& options, Re
 
 MapRevealer::~MapRevealer() = default;
 
+std::unique_ptr<RevealAlgorithm> MapRevealer::make_algorithm() const {
+  const MaskScheme& scheme = session_.scheme();
+  return options_.algorithm == Algorithm::basic
+             ? make_basic(n_, scheme, session_.all_active())
+             : make_fprev(n_, scheme, session_.all_active(), options_);
+}
+
 std::uint32_t MapRevealer::new_class() {
   const auto id = static_cast<std::uint32_t>(classes_.size());
   classes_.emplace_back();
-  MapClass& c = classes_.back();
-  const MaskScheme& scheme = session_.scheme();
-  c.algorithm = options_.algorithm == Algorithm::basic
-                    ? make_basic(n_, scheme, session_.all_active())
-                    : make_fprev(n_, scheme, session_.all_active(), options_);
+  classes_.back().algorithm = make_algorithm();
   return id;
 }
 
-void MapRevealer::restart(std::uint32_t id, bool keep_cache) {
+void MapRevealer::restart(std::uint32_t id) {
   MapClass& c = classes_[id];
-  const MaskScheme& scheme = session_.scheme();
-  c.algorithm = options_.algorithm == Algorithm::basic
-                    ? make_basic(n_, scheme, session_.all_active())
-                    : make_fprev(n_, scheme, session_.all_active(), options_);
+  c.algorithm = make_algorithm();
   c.tree = Tree();
-  if (!keep_cache) c.cache.clear();
+  c.cache.clear();
   c.answers.clear();
   c.answered.clear();
 }
@@ -112,10 +112,7 @@ void MapRevealer::rebuild_lines() {
   for (MapClass& c : classes_) {
     c.rows.clear();
     c.columns.clear();
-    c.blocks.clear();
   }
-  for (std::uint32_t a = 0; a < rows_.count(); ++a)
-    for (std::uint32_t b = 0; b < columns_.count(); ++b) classes_[block(a, b)].blocks.emplace_back(a, b);
   std::vector<std::uint32_t> stamp(classes_.size(), 0);
   std::uint32_t now = 0;
   const auto collect = [&](std::size_t line, bool is_row) {
@@ -429,17 +426,9 @@ void MapRevealer::record(Placement placement, const std::vector<ProbeRequest>& l
       const std::uint32_t id = class_of(r, c);
       MapClass& cls = classes_[id];
       const Measurement& m = grid[r * C + c];
-      const auto [it, inserted] = cls.cache.try_emplace(key, CacheEntry{m, {Element{r, c}}});
-      if (inserted) continue;
-      CacheEntry& entry = it->second;
-      if (same(entry.value, m)) {
-        const bool block_seen =
-            std::any_of(entry.witnesses.begin(), entry.witnesses.end(), [&](const Element& e) {
-              return rows_[e.row] == rows_[r] && columns_[e.column] == columns_[c];
-            });
-        if (!block_seen) entry.witnesses.push_back({r, c});
-        continue;
-      }
+      const auto [it, inserted] = cls.cache.try_emplace(key, CacheEntry{m, Element{r, c}});
+      const CacheEntry& entry = it->second;
+      if (inserted || same(entry.value, m)) continue;
       Conflict conflict;
       conflict.class_id = id;
       conflict.request = lines[line];
@@ -448,7 +437,7 @@ void MapRevealer::record(Placement placement, const std::vector<ProbeRequest>& l
             std::make_shared<Background>(ProbeSession::restricted(lines[line].background->active));
         conflict.request.background = conflict.owned_background.get();
       }
-      conflict.first = entry.witnesses.front();
+      conflict.first = entry.where;
       conflict.first_value = entry.value;
       conflict.second = {r, c};
       conflict.second_value = m;
@@ -668,7 +657,7 @@ bool MapRevealer::check_elements(bool fix) {
   // revealed afresh.
   const std::vector<Measurement> grid = broadcast_and_split(mismatch->request);
   (void)grid;
-  if (classes_[mismatch->class_id].alive) restart(mismatch->class_id, false);
+  if (classes_[mismatch->class_id].alive) restart(mismatch->class_id);
   return false;
 }
 

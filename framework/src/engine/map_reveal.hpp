@@ -1,19 +1,25 @@
 // Order maps of grid targets (a GEMM's C, a GEMV's y): which output elements follow which tree.
 //
-// The grid's rows and columns carry labels (grid_labels.hpp); a class is a set of blocks (row label
-// x column label) and owns a revelation algorithm (FPRev) fed only with answers measured at its own
-// elements: an answer is given to the algorithm once every block of the class has measured it
-// (on at least one whole row or column of the block) and all of them agreed. Every round places
-// the pending probes of all classes on the grid in two calls: one input per row (every column of
-// the row adds it, so the columns are compared) and one input per column (every row of the column
-// adds it, so the rows are compared); lines left over carry replicas of the round's probes.
-// Answers split labels where they differ, and are cached per class with the elements that gave
-// them. Two elements of one class that answer one probe differently split the class: the probe is
-// broadcast to every element (one call), every class is divided by its answer and the parts start
-// their reveals afresh. A class whose blocks split (labels refined) replays its reveal from its
-// cache, so that the blocks that are new measure what they have not measured yet. Once every class has its tree, each element is checked with sampled probes
-// its class's tree predicts (edges of the reduction included); a disagreement splits or restarts
-// the class, and a class that keeps disagreeing is a diagnostic, never a tree.
+// The grid's rows and columns carry labels (grid_labels.hpp), refined only by proof: two rows get
+// different labels once some column held different answers in them to one input. A class is a set
+// of blocks (row label x column label) and owns a revelation algorithm (FPRev) fed only with answers
+// measured at its own elements.
+//
+//   1. Random inputs, each on every row of one call: labels are refined by the outputs' bits, and
+//      the first classes are the groups of blocks with equal outputs (elements with one order and
+//      one arithmetic return equal bits; different orders almost surely do not).
+//   2. Rounds: the pending probes of all classes go on the grid in two calls, one input per row
+//      (every column of the row adds it: the columns are compared) and one per column (the rows
+//      are compared); a line serves every class with an element on it that waits for that probe,
+//      and lines left over carry replicas. Answers refine the labels and are cached per class.
+//   3. Two elements of one class that answer one probe differently split it: the probe goes to
+//      every element (one call), every class is divided by its answer and the parts are revealed
+//      afresh. An element whose answer to the same probe changed between calls is
+//      batch_inconsistent.
+//   4. Once every class has its tree, every element is checked against its class's tree with
+//      sampled probes (edges of the reduction included); a disagreement splits or re-reveals the
+//      class, and a class that keeps disagreeing is a diagnostic, never a tree.
+// docs/order-maps.md says what this proves for each element.
 #pragma once
 
 #include <cstdint>
@@ -65,7 +71,7 @@ class MapRevealer {
   };
   struct CacheEntry {
     Measurement value;
-    std::vector<Element> witnesses;  // one element per block of the class that measured it
+    Element where;  // the first element that gave it
   };
   struct MapClass {
     bool alive = true;
@@ -75,7 +81,6 @@ class MapRevealer {
     std::vector<bool> answered;
     std::unordered_map<ProbeKey, CacheEntry, ProbeKeyHash> cache;
     std::vector<std::size_t> rows, columns;  // lines holding at least one element of the class
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> blocks;  // (row label, column label)
   };
   struct Conflict {
     std::uint32_t class_id;
@@ -110,7 +115,8 @@ class MapRevealer {
   // Puts `request` on every row, refines, and divides every class by its answer. Returns the
   // measurements of the call.
   std::vector<Measurement> broadcast_and_split(const ProbeRequest& request);
-  void restart(std::uint32_t id, bool keep_cache);
+  std::unique_ptr<RevealAlgorithm> make_algorithm() const;
+  void restart(std::uint32_t id);
   void check_repeated(const Element& where, const Measurement& before,
                       const std::vector<Measurement>& grid, const ProbeRequest& request) const;
 
