@@ -8,50 +8,12 @@
 // element of C is read; see order_map_bench.cpp for maps of several classes).
 //
 // Counters: probes, target_calls, target_fraction (time inside Target::evaluate / reveal time).
-#include <benchmark/benchmark.h>
-
-#include <memory>
-#include <string>
-
-#include "fprev/backend.hpp"
-#include "fprev/reveal.hpp"
+#include "openblas_bench.hpp"
 
 namespace {
 
-const fprev::BackendInstance* openblas() {
-  static const std::unique_ptr<fprev::BackendInstance> instance = []() -> std::unique_ptr<fprev::BackendInstance> {
-    const fprev::Backend* backend = fprev::builtin_backends().find("blas");
-    if (backend == nullptr) return nullptr;
-    try {
-      return backend->open({{"library", "openblas"}, {"threads", "1"}});
-    } catch (const std::exception&) {
-      return nullptr;
-    }
-  }();
-  return instance.get();
-}
-
 void reveal_openblas(benchmark::State& state, const fprev::Params& case_params) {
-  const fprev::BackendInstance* instance = openblas();
-  if (instance == nullptr) {
-    state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
-    return;
-  }
-  const fprev::Params resolved =
-      fprev::resolve_params(instance->case_params(), case_params, "blas_reveal_bench");
-  const std::unique_ptr<fprev::Target> target = instance->make_target(resolved);
-  fprev::RevealStats stats;
-  for (auto _ : state) {
-    fprev::RevealResult result = fprev::reveal(*target);
-    stats = result.stats;
-    benchmark::DoNotOptimize(result.tree.node_count());
-  }
-  state.SetLabel(target->info().description);
-  state.counters["leaves"] = static_cast<double>(target->info().n);
-  state.counters["probes"] = static_cast<double>(stats.probes);
-  state.counters["target_calls"] = static_cast<double>(stats.target_calls);
-  state.counters["target_fraction"] =
-      stats.total_seconds > 0 ? stats.target_seconds / stats.total_seconds : 0.0;
+  fprev_bench::reveal_openblas(state, case_params);
 }
 
 BENCHMARK_CAPTURE(reveal_openblas, sdot_16384, fprev::Params{{"op", "dot"}, {"n", "16384"}})

@@ -10,15 +10,11 @@
 //
 //   build/bench/order_map_bench                      # Haswell kernels where the CPU allows
 //   OPENBLAS_CORETYPE=SkylakeX build/bench/order_map_bench --benchmark_filter=sgemm_100
-#include <benchmark/benchmark.h>
-
 #include <cstdlib>
 #include <fstream>
-#include <memory>
 #include <string>
 
-#include "fprev/backend.hpp"
-#include "fprev/reveal.hpp"
+#include "openblas_bench.hpp"
 
 namespace {
 
@@ -29,46 +25,17 @@ bool cpu_has(const std::string& flag) {
   return false;
 }
 
-const fprev::BackendInstance* openblas() {
-  static const std::unique_ptr<fprev::BackendInstance> instance = []() -> std::unique_ptr<fprev::BackendInstance> {
-    const fprev::Backend* backend = fprev::builtin_backends().find("blas");
-    if (backend == nullptr) return nullptr;
-    try {
-      return backend->open({{"library", "openblas"}, {"threads", "1"}});
-    } catch (const std::exception&) {
-      return nullptr;
-    }
-  }();
-  return instance.get();
-}
-
 void reveal_map(benchmark::State& state, const fprev::Params& case_params) {
-  const fprev::BackendInstance* instance = openblas();
-  if (instance == nullptr) {
-    state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
-    return;
-  }
-  const fprev::Params resolved =
-      fprev::resolve_params(instance->case_params(), case_params, "order_map_bench");
-  const std::unique_ptr<fprev::Target> target = instance->make_target(resolved);
-  fprev::RevealStats stats;
-  for (auto _ : state) {
-    fprev::RevealResult result = fprev::reveal(*target);
-    stats = result.stats;
-    benchmark::DoNotOptimize(result.map.classes.size());
-  }
-  const auto& details = instance->identity().details;
+  const std::optional<fprev::RevealResult> result = fprev_bench::reveal_openblas(state, case_params);
+  if (!result) return;
+  const fprev::RevealStats& stats = result->stats;
+  const auto& details = fprev_bench::openblas()->identity().details;
   const auto core = details.find("core");
-  state.SetLabel(target->info().description + ", core " +
-                 (core == details.end() ? std::string("?") : core->second));
+  state.SetLabel("core " + (core == details.end() ? std::string("?") : core->second));
   state.counters["classes"] = static_cast<double>(stats.map_classes);
   state.counters["value_classes"] = static_cast<double>(stats.value_classes);
   state.counters["class_splits"] = static_cast<double>(stats.class_splits);
-  state.counters["probes"] = static_cast<double>(stats.probes);
-  state.counters["target_calls"] = static_cast<double>(stats.target_calls);
   state.counters["element_checks"] = static_cast<double>(stats.element_checks);
-  state.counters["target_fraction"] =
-      stats.total_seconds > 0 ? stats.target_seconds / stats.total_seconds : 0.0;
 }
 
 fprev::Params gemm(const char* dtype, int size) {

@@ -28,6 +28,11 @@ inline const Backend& blas_backend() {
   return *backend;
 }
 
+// Case parameters with the backend's defaults applied.
+inline Params resolved(const BackendInstance& instance, const Params& params) {
+  return resolve_params(instance.case_params(), params, "test case");
+}
+
 // Opens `library` with `threads`, ignoring any FPREV_BLAS_LIBRARY of the caller's environment.
 inline std::unique_ptr<BackendInstance> open_blas(const std::string& library, int threads = 1) {
   unsetenv(kLibraryEnvironmentVariable);

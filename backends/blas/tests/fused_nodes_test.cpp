@@ -14,10 +14,7 @@ namespace fprev::blas {
 namespace {
 
 using testing::open_blas;
-
-Params resolved(const BackendInstance& instance, const Params& params) {
-  return resolve_params(instance.case_params(), params, "test case");
-}
+using testing::resolved;
 
 // The toy's own account of its tree for n summands.
 Tree toy_tree(std::size_t n) {

@@ -18,11 +18,8 @@ namespace {
 
 using testing::iota_order;
 using testing::open_blas;
+using testing::resolved;
 using testing::sequential_tree;
-
-Params resolved(const BackendInstance& instance, const Params& params) {
-  return resolve_params(instance.case_params(), params, "test case");
-}
 
 enum class Kind { sequential, reversed, two_lanes, pairwise };
 

@@ -46,6 +46,15 @@ using FusedTestRunner = std::function<std::vector<std::vector<double>>(
 void check_fused_nodes(const TargetInfo& info, const Tree& tree, const FusedTestRunner& evaluate,
                        RevealStats& stats, const std::string& where = {});
 
+// A random input that adding in the tree's order does not reproduce bitwise: a note on the stats
+// for targets whose arithmetic is not modelled exactly (the order rests on the probes), a
+// verification_failed diagnostic otherwise. Returns true when it was only a note.
+bool simulation_mismatch(const NumericTraits& traits, const std::string& what, const std::string& probe,
+                         double output, RevealStats& stats);
+
+// The leaves under `node`, ascending (iterative).
+std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node);
+
 // Runs `run` run_count times: every output finite, and bitwise the same in every run; otherwise a
 // nondeterministic (or non_finite_output) diagnostic naming the output with `name`.
 // Returns the outputs of the first run.

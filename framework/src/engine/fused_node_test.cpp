@@ -59,13 +59,6 @@ std::vector<NodeId> nodes_to_test(const Tree& tree) {
   return chosen;
 }
 
-std::string show(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
-
 }  // namespace
 
 void check_fused_nodes(const TargetInfo& info, const Tree& tree, const FusedTestRunner& evaluate,
@@ -118,15 +111,15 @@ void check_fused_nodes(const TargetInfo& info, const Tree& tree, const FusedTest
       std::ostringstream os;
       os << "the tree has a fused " << tree.children(in.node).size() << "-term node over "
          << tree.leaves_under(in.node) << " leaves (from leaf " << tree.smallest_leaf(in.node)
-         << "); a fixed fused step returns the exact sum " << show(in.pattern->exact)
-         << " of the terms " << show(in.values[0]) << ", " << show(in.values[1]) << ", "
-         << show(in.values[2]) << " (at leaves " << in.leaves[0] << ", " << in.leaves[1] << ", "
-         << in.leaves[2] << ", zeros elsewhere), but the target returned " << show(out)
-         << where;
+         << "); a fixed fused step returns the exact sum " << format_double(in.pattern->exact)
+         << " of the terms " << format_double(in.values[0]) << ", "
+         << format_double(in.values[1]) << ", " << format_double(in.values[2]) << " (at leaves "
+         << in.leaves[0] << ", " << in.leaves[1] << ", " << in.leaves[2]
+         << ", zeros elsewhere), but the target returned " << format_double(out) << where;
       fail(Finding::value_dependent, os.str(),
-           "values " + show(in.values[0]) + ", " + show(in.values[1]) + ", " + show(in.values[2]) +
-               " at leaves " + std::to_string(in.leaves[0]) + ", " + std::to_string(in.leaves[1]) +
-               ", " + std::to_string(in.leaves[2]),
+           "values " + format_double(in.values[0]) + ", " + format_double(in.values[1]) + ", " +
+               format_double(in.values[2]) + " at leaves " + std::to_string(in.leaves[0]) + ", " +
+               std::to_string(in.leaves[1]) + ", " + std::to_string(in.leaves[2]),
            out,
            std::string("the order depends on the values: an intermediate sum was rounded, as when "
                        "the terms are added one by one sorted by ") +

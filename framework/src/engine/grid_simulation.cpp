@@ -54,19 +54,9 @@ void check_grid_simulation(ProbeSession& session, const std::vector<std::uint32_
       os << "on random input #" << input << " output element (" << r << ", " << c
          << ") returned " << got << " but adding in the order of its class's tree (round to "
          << "nearest in " << to_string(traits.accumulator) << ") gives " << it->second;
-      if (!traits.exact_arithmetic_model) {
-        stats.arithmetic_note = os.str() +
-                                ": the order is revealed by the probes, but the library's "
-                                "arithmetic keeps extra precision somewhere (e.g. a wider "
-                                "accumulator for part of the sum)";
-        return;
-      }
-      fail(Finding::verification_failed, os.str(),
-           "random input #" + std::to_string(input) + " at output element (" + std::to_string(r) +
-               ", " + std::to_string(c) + ")",
-           got,
-           "extra precision in the accumulator (wider registers, a different accumulator format), "
-           "a non-IEEE adder, or an order that depends on the values");
+      const std::string probe = "random input #" + std::to_string(input) + " at output element (" +
+                                std::to_string(r) + ", " + std::to_string(c) + ")";
+      if (simulation_mismatch(traits, os.str(), probe, got, stats)) return;
     }
   }
   stats.simulated_inputs += count;

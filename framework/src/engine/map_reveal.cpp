@@ -1,6 +1,8 @@
 // The order-map reveal of a grid target (see map_reveal.hpp and docs/order-maps.md).
 #include "map_reveal.hpp"
 
+#include "checks.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -260,28 +262,25 @@ void MapRevealer::run_round() {
       if (std::binary_search(lines.begin(), lines.end(), line)) want.covered = true;
     }
   };
+  // Puts the want on the next free line among `lines` (the class's rows or columns).
+  const auto place = [&](Want& want, const std::vector<std::size_t>& lines, std::size_t& cursor,
+                         std::vector<std::optional<ProbeRequest>>& on_line,
+                         std::vector<ProbeRequest>& assigned, bool is_row) {
+    while (cursor < lines.size() && on_line[lines[cursor]]) ++cursor;
+    if (cursor == lines.size()) return false;
+    on_line[lines[cursor]] = want.request;
+    assigned.push_back(want.request);
+    cover(want.key, lines[cursor], is_row);
+    return true;
+  };
   for (std::uint32_t id : order) {
     const MapClass& c = classes_[id];
     std::size_t row_cursor = 0, column_cursor = 0;
     for (Want& want : wants) {
       if (want.class_id != id || want.covered) continue;
-      while (row_cursor < c.rows.size() && on_row[c.rows[row_cursor]]) ++row_cursor;
-      if (row_cursor < c.rows.size()) {
-        const std::size_t r = c.rows[row_cursor];
-        on_row[r] = want.request;
-        row_assigned.push_back(want.request);
-        cover(want.key, r, true);
+      if (place(want, c.rows, row_cursor, on_row, row_assigned, true)) continue;
+      if (use_columns && place(want, c.columns, column_cursor, on_column, column_assigned, false))
         continue;
-      }
-      if (!use_columns) break;
-      while (column_cursor < c.columns.size() && on_column[c.columns[column_cursor]]) ++column_cursor;
-      if (column_cursor < c.columns.size()) {
-        const std::size_t col = c.columns[column_cursor];
-        on_column[col] = want.request;
-        column_assigned.push_back(want.request);
-        cover(want.key, col, false);
-        continue;
-      }
       break;  // no line left for this class in this round
     }
   }
@@ -331,29 +330,23 @@ void MapRevealer::refine_codes(Placement placement, const std::vector<std::uint6
   std::iota(row_parent.begin(), row_parent.end(), 0u);
   std::iota(column_parent.begin(), column_parent.end(), 0u);
   const std::uint32_t old_rows = rows_.count(), old_columns = columns_.count();
-  // Columns, compared over the used rows.
-  if (by_rows || other_axis) {
-    const std::size_t used_rows = by_rows ? used_lines : R;
-    std::vector<std::uint64_t> hash(C, 0);
-    for (std::size_t r = 0; r < used_rows; ++r)
-      for (std::size_t c = 0; c < C; ++c) hash[c] = mix(hash[c], at(r, c));
-    column_parent = columns_.refine(hash, [&](std::size_t a, std::size_t b) {
-      for (std::size_t r = 0; r < used_rows; ++r)
-        if (at(r, a) != at(r, b)) return false;
+  // Lines of one axis, compared over the used lines of the other: equal hash and equal codes.
+  const auto compare = [&](AxisLabels& labels, std::size_t count, auto code_at) {
+    std::vector<std::uint64_t> hash(labels.lines(), 0);
+    for (std::size_t line = 0; line < labels.lines(); ++line)
+      for (std::size_t o = 0; o < count; ++o) hash[line] = mix(hash[line], code_at(line, o));
+    return labels.refine(hash, [&](std::size_t a, std::size_t b) {
+      for (std::size_t o = 0; o < count; ++o)
+        if (code_at(a, o) != code_at(b, o)) return false;
       return true;
     });
-  }
-  if (!by_rows || other_axis) {
-    const std::size_t used_columns = by_rows ? C : used_lines;
-    std::vector<std::uint64_t> hash(R, 0);
-    for (std::size_t r = 0; r < R; ++r)
-      for (std::size_t c = 0; c < used_columns; ++c) hash[r] = mix(hash[r], at(r, c));
-    row_parent = rows_.refine(hash, [&](std::size_t a, std::size_t b) {
-      for (std::size_t c = 0; c < used_columns; ++c)
-        if (at(a, c) != at(b, c)) return false;
-      return true;
-    });
-  }
+  };
+  if (by_rows || other_axis)  // columns, over the used rows
+    column_parent = compare(columns_, by_rows ? used_lines : R,
+                            [&](std::size_t c, std::size_t r) { return at(r, c); });
+  if (!by_rows || other_axis)  // rows, over the used columns
+    row_parent = compare(rows_, by_rows ? C : used_lines,
+                         [&](std::size_t r, std::size_t c) { return at(r, c); });
   if (rows_.count() != old_rows || columns_.count() != old_columns) {
     std::vector<std::uint32_t> blocks(static_cast<std::size_t>(rows_.count()) * columns_.count());
     for (std::uint32_t a = 0; a < rows_.count(); ++a)
@@ -586,18 +579,7 @@ bool MapRevealer::check_elements(bool fix) {
         const NodeId v = lca[id]->lca(i, j);
         NodeId scope = tree.parent(v) != kNoNode ? tree.parent(v) : v;
         if (tree.leaves_under(scope) - 2 >= session_.scheme().exact_count_limit) scope = v;
-        std::vector<std::uint32_t> active;
-        std::vector<NodeId> stack{scope};
-        while (!stack.empty()) {
-          const NodeId x = stack.back();
-          stack.pop_back();
-          if (tree.is_leaf(x)) {
-            active.push_back(x);
-          } else {
-            for (NodeId child : tree.children(x)) stack.push_back(child);
-          }
-        }
-        std::sort(active.begin(), active.end());
+        std::vector<std::uint32_t> active = leaves_of(tree, scope);
         const auto count = static_cast<std::uint32_t>(active.size());
         backgrounds.push_back(ProbeSession::restricted(std::move(active)));
         lines[line] = {i, j, &backgrounds.back(), count};

@@ -10,14 +10,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+}  // namespace
+
 std::string format_double(double v) {
   std::ostringstream os;
   os.precision(17);
   os << v;
   return os.str();
 }
-
-}  // namespace
 
 std::string describe_probe(std::uint32_t plus, std::uint32_t minus, std::uint32_t active_count) {
   std::ostringstream os;

@@ -90,6 +90,9 @@ class ProbeSession {
   std::vector<double> outputs_;
 };
 
+// A double with all its digits ("0.25000000000000006").
+std::string format_double(double v);
+
 // Formats "A^{3,7} (+M at leaf 3, -M at leaf 7, 998 active leaves)".
 std::string describe_probe(std::uint32_t plus, std::uint32_t minus, std::uint32_t active_count);
 
