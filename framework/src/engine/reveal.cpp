@@ -155,6 +155,23 @@ FusedTestRunner class_runner(ProbeSession& session, const std::vector<std::uint3
   };
 }
 
+// The fused-node test of every class, on the class's own elements.
+void check_fused_nodes_per_class(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
+                                 const std::function<const Tree&(std::uint32_t)>& tree_of,
+                                 RevealStats& stats) {
+  const std::size_t columns = session.info().grid.columns;
+  std::vector<bool> tested;
+  for (std::size_t e = 0; e < element_class.size(); ++e) {
+    const std::uint32_t id = element_class[e];
+    if (id >= tested.size()) tested.resize(id + 1, false);
+    if (tested[id]) continue;
+    tested[id] = true;
+    check_fused_nodes(session.info(), tree_of(id), class_runner(session, element_class, id), stats,
+                      " (output element (" + std::to_string(e / columns) + ", " +
+                          std::to_string(e % columns) + ") and the other elements of its class)");
+  }
+}
+
 // Naive search on a grid target: every element sees the same random inputs (one call each, the
 // input on every row); elements answering alike form a class, searched on its own outputs.
 OrderMap reveal_grid_naive(ProbeSession& session, const RevealOptions& options) {
@@ -199,14 +216,9 @@ OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, Reveal
   } while (!revealer.check_elements(true));
   const OrderMap map = revealer.map();
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
-  std::vector<bool> tested(*std::max_element(element_class.begin(), element_class.end()) + 1, false);
-  for (std::uint32_t id : element_class) {
-    if (tested[id]) continue;
-    tested[id] = true;
-    check_fused_nodes(session.info(), revealer.class_tree(id),
-                      class_runner(session, element_class, id), stats,
-                      " (in the class of output elements holding that answer)");
-  }
+  check_fused_nodes_per_class(session, element_class,
+                              [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
+                              stats);
   check_grid_simulation(
       session, element_class, [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
       options, stats);
@@ -277,9 +289,9 @@ RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& opt
   revealer.assume(map);
   revealer.check_elements(false);
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
-  for (std::uint32_t id = 0; id < map.classes.size(); ++id)
-    check_fused_nodes(info, map.classes[id].tree, class_runner(session, element_class, id), stats,
-                      " (in the class of output elements holding that answer)");
+  check_fused_nodes_per_class(session, element_class,
+                              [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
+                              stats);
   check_grid_simulation(
       session, element_class, [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
       options, stats);

@@ -3,9 +3,12 @@
 // the tree), classes share target calls, and an order that changes between calls is a finding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "engine_test_helpers.hpp"
+#include "fprev/probe_inputs.hpp"
 #include "fprev/sexpr.hpp"
 #include "grid_oracle_target.hpp"
 #include "random_trees.hpp"
@@ -204,6 +207,63 @@ TEST(OrderMap, VerifyChecksEveryElementAgainstItsClass) {
   }
   // verify(target, tree) checks every element too.
   EXPECT_THROW(verify(target, trees[0]), RevealFailure);
+}
+
+// A float32 grid target of `rows` x 1 outputs whose rows from `sorted_from` on add their summands
+// sorted by magnitude (a value-dependent order), the others sequentially.
+class PartlySortingGrid : public Target {
+ public:
+  PartlySortingGrid(std::size_t n, std::size_t rows, std::size_t sorted_from)
+      : sorted_from_(sorted_from), inputs_(n) {
+    info_.description = "partly sorting grid";
+    info_.n = n;
+    info_.grid = {rows, 1};
+    info_.columns_placement = true;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    for (std::size_t r = 0; r < info_.grid.rows; ++r) {
+      const std::size_t p = batch.placement == Placement::rows ? r : 0;
+      if (p >= batch.probes.size()) continue;
+      inputs_.load(batch, p);
+      outputs[r] = sum(r);
+    }
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    for (std::size_t r = 0; r < info_.grid.rows; ++r) {
+      const std::size_t p = batch.placement == Placement::rows ? r : 0;
+      if (p >= batch.rows) continue;
+      inputs_.load(batch, p);
+      outputs[r] = sum(r);
+    }
+  }
+
+ private:
+  double sum(std::size_t row) {
+    std::vector<float> v(inputs_.a(), inputs_.a() + info_.n);
+    if (row >= sorted_from_)
+      std::sort(v.begin(), v.end(), [](float a, float b) { return std::fabs(a) < std::fabs(b); });
+    float s = 0;
+    for (float x : v) s += x;
+    return s;
+  }
+  std::size_t sorted_from_;
+  TargetInfo info_;
+  ProbeVectors<float> inputs_;
+};
+
+TEST(OrderMap, AClassThatSortsIsValueDependentAndNamed) {
+  PartlySortingGrid target(16, 6, 4);
+  try {
+    reveal(target);
+    FAIL() << "a map was returned for rows that sort their summands";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::value_dependent) << e.what();
+    EXPECT_NE(e.diagnostic().message.find("output element (4, 0)"), std::string::npos) << e.what();
+  }
+  PartlySortingGrid none_sorted(16, 6, 6);
+  const RevealResult result = reveal(none_sorted);
+  EXPECT_EQ(result.tree, left_deep_tree(16));
 }
 
 TEST(OrderMap, LowRangeModeWorksOnGrids) {
