@@ -316,28 +316,27 @@ void MapRevealer::run_call(Placement placement, std::vector<ProbeRequest>& lines
 // the other axis is compared too.
 void MapRevealer::refine(Placement placement, const std::vector<Measurement>& grid,
                          std::size_t used_lines, bool other_axis) {
-  std::vector<std::uint64_t> codes(grid.size());
-  for (std::size_t e = 0; e < grid.size(); ++e) codes[e] = code(grid[e]);
-  refine_codes(placement, codes, used_lines, other_axis);
+  refine_with(placement, used_lines, other_axis, [&](std::size_t e) { return code(grid[e]); });
 }
 
-void MapRevealer::refine_codes(Placement placement, const std::vector<std::uint64_t>& codes,
-                               std::size_t used_lines, bool other_axis) {
+template <class CodeAt>
+void MapRevealer::refine_with(Placement placement, std::size_t used_lines, bool other_axis,
+                              CodeAt code_at) {
   const std::size_t R = rows_.lines(), C = columns_.lines();
   const bool by_rows = placement == Placement::rows;
-  const auto at = [&](std::size_t r, std::size_t c) { return codes[r * C + c]; };
+  const auto at = [&](std::size_t r, std::size_t c) { return code_at(r * C + c); };
   std::vector<std::uint32_t> row_parent(rows_.count()), column_parent(columns_.count());
   std::iota(row_parent.begin(), row_parent.end(), 0u);
   std::iota(column_parent.begin(), column_parent.end(), 0u);
   const std::uint32_t old_rows = rows_.count(), old_columns = columns_.count();
   // Lines of one axis, compared over the used lines of the other: equal hash and equal codes.
-  const auto compare = [&](AxisLabels& labels, std::size_t count, auto code_at) {
+  const auto compare = [&](AxisLabels& labels, std::size_t count, auto line_code) {
     std::vector<std::uint64_t> hash(labels.lines(), 0);
     for (std::size_t line = 0; line < labels.lines(); ++line)
-      for (std::size_t o = 0; o < count; ++o) hash[line] = mix(hash[line], code_at(line, o));
+      for (std::size_t o = 0; o < count; ++o) hash[line] = mix(hash[line], line_code(line, o));
     return labels.refine(hash, [&](std::size_t a, std::size_t b) {
       for (std::size_t o = 0; o < count; ++o)
-        if (code_at(a, o) != code_at(b, o)) return false;
+        if (line_code(a, o) != line_code(b, o)) return false;
       return true;
     });
   };
@@ -367,18 +366,37 @@ void MapRevealer::partition_by_values() {
   const std::size_t R = rows_.lines(), C = columns_.lines(), n = n_;
   const std::size_t count = std::max<std::size_t>(1, options_.determinism_inputs);
   const RandomInputs inputs = make_random_inputs(info, count, options_.seed ^ 0x5169, 10);
-  std::vector<std::vector<double>> outputs;
+  // After the call of input t every block is uniform in its output; later refinements only split
+  // blocks. So the output of input t at an element is the value its block had right after call t,
+  // kept per block (and the labels of that time), not per element.
+  struct Snapshot {
+    std::vector<std::uint32_t> row_label, column_label;
+    std::uint32_t columns = 0;
+    std::vector<std::uint64_t> value;  // per block (row label x column label), as bits
+  };
+  std::vector<Snapshot> snapshots;
   std::vector<double> a(R * n);
   for (std::size_t t = 0; t < count; ++t) {
     for (std::size_t r = 0; r < R; ++r)
       std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>(t * n), n,
                   a.begin() + static_cast<std::ptrdiff_t>(r * n));
-    outputs.push_back(session_.evaluate_value_grid(Placement::rows, R, a, inputs.b));
-    std::vector<std::uint64_t> codes(R * C);
-    std::memcpy(codes.data(), outputs.back().data(), codes.size() * sizeof(double));
-    refine_codes(Placement::rows, codes, R, true);
+    const std::vector<double> out = session_.evaluate_value_grid(Placement::rows, R, a, inputs.b);
+    const auto bits = [&](std::size_t e) {
+      std::uint64_t b;
+      std::memcpy(&b, &out[e], sizeof b);
+      return b;
+    };
+    refine_with(Placement::rows, R, true, bits);
+    Snapshot snap;
+    snap.columns = columns_.count();
+    snap.value.assign(static_cast<std::size_t>(rows_.count()) * snap.columns, 0);
+    for (std::size_t r = 0; r < R; ++r) snap.row_label.push_back(rows_[r]);
+    for (std::size_t c = 0; c < C; ++c) snap.column_label.push_back(columns_[c]);
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = 0; c < C; ++c) snap.value[rows_[r] * snap.columns + columns_[c]] = bits(r * C + c);
+    snapshots.push_back(std::move(snap));
   }
-  // One class per distinct output vector (every block is uniform now).
+  // One class per distinct output vector.
   std::vector<std::size_t> row_of(rows_.count()), column_of(columns_.count());
   for (std::size_t r = R; r-- > 0;) row_of[rows_[r]] = r;
   for (std::size_t c = C; c-- > 0;) column_of[columns_[c]] = c;
@@ -388,9 +406,10 @@ void MapRevealer::partition_by_values() {
   classes_[first].algorithm.reset();
   for (std::uint32_t la = 0; la < rows_.count(); ++la)
     for (std::uint32_t lb = 0; lb < columns_.count(); ++lb) {
-      std::vector<std::uint64_t> key(count);
-      for (std::size_t t = 0; t < count; ++t)
-        std::memcpy(&key[t], &outputs[t][row_of[la] * C + column_of[lb]], sizeof(double));
+      std::vector<std::uint64_t> key;
+      for (const Snapshot& snap : snapshots)
+        key.push_back(snap.value[snap.row_label[row_of[la]] * snap.columns +
+                                 snap.column_label[column_of[lb]]]);
       auto it = class_of_values.find(key);
       if (it == class_of_values.end()) it = class_of_values.emplace(key, new_class()).first;
       blocks_[la * columns_.count() + lb] = it->second;

@@ -106,8 +106,9 @@ class MapRevealer {
   void run_call(Placement placement, std::vector<ProbeRequest>& lines, bool refine_other_axis);
   void refine(Placement placement, const std::vector<Measurement>& grid, std::size_t used_lines,
               bool other_axis);
-  void refine_codes(Placement placement, const std::vector<std::uint64_t>& codes,
-                    std::size_t used_lines, bool other_axis);
+  // Refines the labels from one call's outputs: code_at(r * columns + c) of every element.
+  template <class CodeAt>
+  void refine_with(Placement placement, std::size_t used_lines, bool other_axis, CodeAt code_at);
   void partition_by_values();
   void record(Placement placement, const std::vector<ProbeRequest>& lines,
               const std::vector<Measurement>& grid);
