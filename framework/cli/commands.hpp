@@ -1,21 +1,19 @@
-// Sub-commands of fprev-golden. Each returns the process exit status:
-// 0 all good, 1 a tree differs or a target misbehaves, 2 usage or configuration error.
+// The sub-commands of fprev-golden. Each returns the process exit status (exit_status.hpp) and
+// throws UsageError, fprev::ConfigError or fprev::SuiteError for usage and configuration errors,
+// which main's handler reports.
 #pragma once
 
-#include "args.hpp"
+#include "exit_status.hpp"
+#include "options.hpp"
 
 namespace fprev::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
-
-int run_reveal(int argc, char** argv);
-int run_list(int argc, char** argv);
-int run_check(int argc, char** argv);
-int run_update(int argc, char** argv);
-int run_diff(int argc, char** argv);
-int run_show(int argc, char** argv);
-int run_env(int argc, char** argv);
+int run_list(const ListOptions& options);
+int run_check(const GateOptions& options);
+int run_update(const GateOptions& options);
+int run_diff(const DiffCommandOptions& options);
+int run_show(const ShowOptions& options);
+int run_reveal(const RevealCommandOptions& options);
+int run_env(const EnvOptions& options);
 
 }  // namespace fprev::cli

@@ -1,10 +1,16 @@
 // fprev-golden: reveal, gate and re-baseline floating-point accumulation orders.
-#include <cstring>
+//
+// Every error of every sub-command ends in the one handler below, which prints
+// `fprev-golden <command>: error: <message>` and exits with the documented status
+// (exit_status.hpp; the README's exit-status table).
+#include <exception>
 #include <iostream>
-#include <map>
-#include <string_view>
+#include <new>
+#include <string>
+#include <vector>
 
-#include "commands.hpp"
+#include "cli_app.hpp"
+#include "exit_status.hpp"
 #include "fprev/backend.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/reveal.hpp"
@@ -12,73 +18,61 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: fprev-golden <command> [options]
+namespace cli = fprev::cli;
 
-commands:
-  list     the expanded cases of the suites
-  check    the gate: reveal every selected case and compare it with its golden
-  update   re-baseline: write the goldens of the selected cases, print new/changed/unchanged
-           (refuses when the environment variable CI is set, unless --force)
-  diff     compare two goldens or trees: fprev-golden diff OLD NEW
-  show     render a golden or tree: fprev-golden show FILE|SEXPR --format text|sexpr|summary|dot|svg|json
-  reveal   reveal one target given on the command line, e.g.
-           fprev-golden reveal --backend reference --order pairwise --dtype float32 --n 16
-  env      the platform fingerprint and which backends are usable here
-
-selection (list, check, update):
-  --suites PATH     a suite file or directory (repeatable; default ./suites or $FPREV_SUITES)
-  --golden DIR      the golden directory (default ./golden or $FPREV_GOLDEN_DIR)
-  --suite NAME      only these suites (repeatable, glob)
-  --backend NAME    only these backend instances (repeatable, glob)
-  --case GLOB       only cases whose id matches (repeatable)
-options:
-  --json            machine-readable report on stdout
-  --strict          a missing golden fails (also FPREV_STRICT=1)
-  --ctest           (check) one case, exit 77 when skipped: used by the CTest tests
-  --force           (update) write even when CI is set
-
-reveal options: --backend NAME, backend settings (--library, --threads, --arch, ...), case
-  parameters (--op, --dtype, --n, --m, --k, --order, --lanes, --block, --width, ...),
-  --format sexpr|text|json, --algorithm fprev|basic|naive, --seed N
-
-environment: FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
-  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
-
-exit status: 0 good, 1 a tree differs or a target misbehaves, 2 usage or configuration error
-)";
-
-using Command = int (*)(int, char**);
+// Prints the error in flight and returns its exit status. Must be called inside a catch block.
+int report_current_exception(const std::string& command) noexcept {
+  const std::string prefix = "fprev-golden" + (command.empty() ? "" : " " + command) + ": error: ";
+  const std::string help = "fprev-golden" + (command.empty() ? "" : " " + command) + " --help";
+  try {
+    throw;
+  } catch (const cli::UsageError& e) {
+    std::cerr << prefix << e.what() << "\n(see " << help << ")\n";
+    return cli::kExitUsage;
+  } catch (const fprev::SuiteError& e) {
+    // Each problem on its own compiler-style line (file:line:col: error: ...), for editors and CI.
+    std::cerr << prefix << "the suites are invalid (" << e.diagnostics().size() << " problem"
+              << (e.diagnostics().size() == 1 ? "" : "s") << "):\n";
+    for (const std::string& line : e.errors()) std::cerr << line << "\n";
+    return fprev::SuiteError::exit_status;
+  } catch (const fprev::ConfigError& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return cli::kExitUsage;
+  } catch (const fprev::GoldenIoError& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::GoldenParseError& e) {
+    std::cerr << prefix << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::BackendUnavailable& e) {
+    std::cerr << prefix << "backend unavailable here: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::TargetError& e) {
+    std::cerr << prefix << "the target failed: " << e.what() << "\n";
+    return cli::kExitFailure;
+  } catch (const fprev::RevealFailure& e) {
+    std::cerr << prefix << e.diagnostic().to_string() << "\n";
+    return cli::kExitFailure;
+  } catch (const std::bad_alloc&) {
+    std::cerr << prefix << "out of memory\n";
+    return cli::kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << prefix << "internal error: " << e.what() << "\n";
+    return cli::kExitInternal;
+  } catch (...) {
+    std::cerr << prefix << "internal error: an unknown exception\n";
+    return cli::kExitInternal;
+  }
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  namespace cli = fprev::cli;
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "help") == 0 ||
-      std::strcmp(argv[1], "-h") == 0) {
-    (argc < 2 ? std::cerr : std::cout) << kUsage;
-    return argc < 2 ? cli::kExitUsage : cli::kExitOk;
-  }
-  const std::map<std::string_view, Command> commands = {
-      {"list", cli::run_list},     {"check", cli::run_check}, {"update", cli::run_update},
-      {"diff", cli::run_diff},     {"show", cli::run_show},   {"reveal", cli::run_reveal},
-      {"env", cli::run_env}};
-  const auto it = commands.find(argv[1]);
-  if (it == commands.end()) {
-    std::cerr << "fprev-golden: unknown command '" << argv[1] << "'\n\n" << kUsage;
-    return cli::kExitUsage;
-  }
-  const std::string prefix = std::string("fprev-golden ") + argv[1] + ": ";
+  std::string command;  // the sub-command, once known
   try {
-    return it->second(argc, argv);
-  } catch (const cli::UsageError& e) {
-    std::cerr << prefix << e.what() << "\n";
-  } catch (const fprev::SuiteError& e) {
-    std::cerr << e.what() << "\n";
-  } catch (const fprev::ConfigError& e) {
-    std::cerr << prefix << e.what() << "\n";
-  } catch (const fprev::GoldenIoError& e) {
-    std::cerr << prefix << e.what() << "\n";
-    return cli::kExitFailure;
+    std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
+    return cli::run_command_line(argc > 0 ? argv[0] : "fprev-golden", std::move(arguments), command);
+  } catch (...) {
+    return report_current_exception(command);
   }
-  return cli::kExitUsage;
 }

@@ -1,12 +1,12 @@
-// Options shared by list, check and update: where the suites and goldens are, and which cases.
+// The suites and cases list, check and update work on (SelectionOptions), loaded and filtered.
 #pragma once
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "args.hpp"
 #include "fprev/suite.hpp"
+#include "options.hpp"
 
 namespace fprev::cli {
 
@@ -16,15 +16,23 @@ struct SelectedCase {
 };
 
 struct Selection {
-  std::vector<std::filesystem::path> suite_paths;  // as given (--suites), default ./suites
-  std::filesystem::path golden_root;               // --golden, default ./golden
+  std::vector<std::filesystem::path> suite_paths;  // --suites and SUITE_PATH..., else the default
+  std::filesystem::path golden_root;               // --golden, else the default
+  bool suite_paths_given = false;                  // on the command line (not a default)
+  bool golden_given = false;
   std::vector<Suite> suites;                       // loaded (all of them: obsolete detection)
   std::vector<SelectedCase> cases;                 // after the filters
 };
 
-// Consumes --suites, --golden, --suite, --backend and --case from `args`, loads the suites
-// (throws SuiteError) and applies the filters. A filter that matches nothing is a UsageError.
-Selection select_cases(Args& args);
+// Loads the suites (throws SuiteError) and applies the filters. Defaults: ./suites or
+// $FPREV_SUITES, ./golden or $FPREV_GOLDEN_DIR. A missing suite path or a filter that matches no
+// case is a UsageError.
+Selection select_cases(const SelectionOptions& options);
+
+// The --suites/--golden arguments that reproduce this selection's files in another command: those
+// given on the command line as given, or (absolute) every path made absolute, defaults included,
+// so the command works from any directory.
+std::vector<std::string> selection_arguments(const Selection& selection, bool absolute);
 
 std::string test_name(const Suite& suite, const SuiteCase& c);  // reproducibility/<s>/<b>/<c>
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "args.hpp"
+#include "exit_status.hpp"
 #include "fprev/sexpr.hpp"
 
 namespace fprev::cli {

@@ -11,15 +11,7 @@ FG=$1 ROOT=$2 CMAKE=$3 CTEST=$4
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 unset CI FPREV_STRICT FPREV_SUITES FPREV_GOLDEN_DIR
-failures=0
-pass() { echo "ok   - $1"; }
-fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
-expect_status() {  # expected, actual, what
-  if [ "$1" = "$2" ]; then pass "$3 (exit $2)"; else fail "$3: expected exit $1, got $2"; fi
-}
-expect_in() {  # needle, file, what
-  if grep -qF -- "$1" "$2"; then pass "$3"; else fail "$3: '$1' not in output:"; sed 's/^/      /' "$2" | head -40; fi
-}
+source "$(dirname "$0")/e2e_lib.sh"
 
 cd "$WORK"
 mkdir -p project/suites project/golden
@@ -79,8 +71,8 @@ git commit -qam "re-baselined"
 rm "$G/sum-float32-sequential-n16.golden"
 "$FG" check >out.txt 2>&1; expect_status 0 $? "a missing golden does not fail the gate"
 expect_in "SKIPPED reproducibility/small/ref/sum-float32-sequential-n16" out.txt "the missing golden is a skip"
-expect_in "create it with: fprev-golden update --suite small --backend ref --case sum-float32-sequential-n16" \
-  out.txt "the skip gives the update command"
+expect_in "create it with: $FG update --suite small --backend ref --case sum-float32-sequential-n16" \
+  out.txt "the skip gives the update command (the program as it was run)"
 expect_in "1 skipped" out.txt "the summary counts the skip"
 "$FG" check --strict >out.txt 2>&1; expect_status 1 $? "strict mode fails on a missing golden"
 FPREV_STRICT=1 "$FG" check >out.txt 2>&1; expect_status 1 $? "FPREV_STRICT=1 fails on a missing golden"
@@ -139,14 +131,7 @@ stray=$(find golden -type f ! -name '*.golden')
 [ -z "$stray" ] && pass "no temporary files left behind" || fail "left behind: $stray"
 
 # --- CTest integration in a downstream project ---------------------------------------------------
-cat > CMakeLists.txt <<CMAKE
-cmake_minimum_required(VERSION 3.25)
-project(downstream NONE)
-include(CTest)
-include("$ROOT/cmake/FprevReproducibility.cmake")
-fprev_add_reproducibility_suites(SUITES suites GOLDEN_DIR golden EXECUTABLE "$FG")
-CMAKE
-"$CMAKE" -S . -B build >cmake.log 2>&1; expect_status 0 $? "a downstream project configures"
+configure_downstream_project
 (cd build && "$CTEST" -L reproducibility --output-junit junit.xml >../out.txt 2>&1); expect_status 0 $? "ctest -L reproducibility passes"
 expect_in "reproducibility/small/ref/dot-float32-strided_pairwise-n40" out.txt "tests are named reproducibility/<suite>/<backend>/<case>"
 expect_in "100% tests passed" out.txt "every case passed"
@@ -167,6 +152,4 @@ expect_in "Skipped" out.txt "ctest reports the missing golden as skipped"
 (cd build && "$CTEST" -L reproducibility >../out.txt 2>&1); expect_status 0 $? "after update the new case passes"
 expect_in "100% tests passed" out.txt "no skips remain"
 
-echo
-if [ "$failures" -eq 0 ]; then echo "e2e gate: all checks passed"; exit 0; fi
-echo "e2e gate: $failures check(s) failed"; exit 1
+finish gate

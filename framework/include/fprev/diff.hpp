@@ -1,5 +1,5 @@
 // Semantic diff of two summation trees over the same leaves, and its rendering for people (the
-// `check` failure message) and for tools (JSON).
+// `check` failure message).
 //
 // Vocabulary: a *cluster* is the leaf set of an inner node. An inner node *agrees* when its cluster
 // is also a cluster of the other tree (the root always agrees). A *differing region* is an agreeing
@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "fprev/json.hpp"
 #include "fprev/summary.hpp"
 #include "fprev/tree.hpp"
 
@@ -83,6 +82,5 @@ std::string render_diff_text(const TreeDiff& diff, const DiffLabels& labels = {}
 // Convenience: diff_trees + render_diff_text.
 std::string render_diff_text(const Tree& old_tree, const Tree& new_tree,
                              const DiffLabels& labels = {}, const DiffOptions& options = {});
-Json diff_to_json(const TreeDiff& diff, const DiffLabels& labels = {});
 
 }  // namespace fprev

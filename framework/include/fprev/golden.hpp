@@ -46,7 +46,6 @@
 #include <string_view>
 #include <vector>
 
-#include "fprev/json.hpp"
 #include "fprev/tree.hpp"
 
 namespace fprev {
@@ -167,8 +166,5 @@ std::string utc_timestamp_now();
 
 // "OpenBLAS 0.3.21 (DYNAMIC_ARCH Haswell)" from the library fields.
 std::string golden_identity(const GoldenMetadata& meta);
-
-// The metadata as a JSON object (for --json output).
-Json metadata_to_json(const GoldenMetadata& meta);
 
 }  // namespace fprev

@@ -56,7 +56,4 @@ std::optional<std::filesystem::path> find_program(std::string_view name);
 //   tree:      1024 leaves, depth 11, arity {2: 1023}, 8 lanes strided, lanes combined pairwise
 std::string describe_golden(const Golden& golden);
 
-// {"metadata": {...}, "summary": {...}, "sexpr": "..."} (the full one-line S-expression).
-Json golden_to_json(const Golden& golden);
-
 }  // namespace fprev

@@ -1,5 +1,6 @@
 // The gate: runs suite cases against their goldens (check) or re-baselines them (update).
-// The runner returns data; the CLI and the CTest driver turn it into reports.
+// The runner returns data; the CLI's reporters turn it into reports (and add the command that
+// accepts or creates a golden: it depends on how the tool was run).
 #pragma once
 
 #include <cstdint>
@@ -45,7 +46,7 @@ struct CaseResult {
   std::optional<Golden> golden;       // the golden that was read (check)
   std::optional<Tree> revealed;       // the tree revealed now
   std::optional<Diagnostic> diagnostic;
-  std::string message;                // why unavailable, parse error, ...
+  std::string message;                // why unavailable, the parse error, "no golden for ..."
   RevealStats stats;
   double seconds = 0.0;
 };
@@ -76,10 +77,6 @@ class Runner {
   RunnerOptions options_;
   std::map<std::string, std::unique_ptr<OpenInstance>> instances_;
 };
-
-// The one command that (re)creates the golden of a case.
-std::string update_command(const std::string& suite, const std::string& backend,
-                           const std::string& case_id);
 
 // Goldens under `root` that no case of `suites` refers to any more (any platform).
 std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,

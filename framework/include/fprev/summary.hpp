@@ -8,7 +8,6 @@
 #include <map>
 #include <string>
 
-#include "fprev/json.hpp"
 #include "fprev/tree.hpp"
 
 namespace fprev {
@@ -37,7 +36,6 @@ std::string fused_widths(const std::map<std::size_t, std::size_t>& arity);
 std::string format_arity(const std::map<std::size_t, std::size_t>& arity);
 // "1024 leaves, depth 11, arity {2: 1023}, 8 lanes strided, lanes combined pairwise"
 std::string format_summary(const TreeSummary& summary);
-Json summary_to_json(const TreeSummary& summary);
 
 // The recognised patterns, as trees. Definitions (those of the reference backend):
 //   sequential     ((x0 + x1) + x2) + ...

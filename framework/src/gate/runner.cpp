@@ -158,17 +158,15 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
     result.platform_key = instance.identity.platform_key;
     result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
                                      result.platform_key, c.id);
-    const std::string fix = update_command(suite.name, c.backend_instance, c.id);
     if (!std::filesystem::exists(result.golden_path)) {
       result.status = CaseStatus::missing_golden;
-      result.message = "no golden for platform '" + result.platform_key + "'; create it with: " + fix;
+      result.message = "no golden for platform '" + result.platform_key + "'";
     } else {
       try {
         result.golden = read_golden(result.golden_path);
       } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
         result.status = CaseStatus::broken_golden;
-        result.message =
-            std::string(e.what()) + "; restore it from version control or re-create it with: " + fix;
+        result.message = e.what();
       }
     }
     if (!result.golden) {
@@ -215,11 +213,6 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   }
   result.seconds = seconds_since(start);
   return result;
-}
-
-std::string update_command(const std::string& suite, const std::string& backend,
-                           const std::string& case_id) {
-  return "fprev-golden update --suite " + suite + " --backend " + backend + " --case " + case_id;
 }
 
 std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,

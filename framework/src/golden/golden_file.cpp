@@ -227,22 +227,4 @@ std::string golden_identity(const GoldenMetadata& meta) {
   return text;
 }
 
-Json metadata_to_json(const GoldenMetadata& meta) {
-  Json extra = Json::object();
-  for (const auto& [key, value] : meta.extra) extra.set(key, value);
-  Json json = Json::object();
-  json.set("format_version", meta.format_version)
-      .set("suite", meta.suite)
-      .set("case", meta.case_id)
-      .set("backend", meta.backend)
-      .set("platform", meta.platform_key)
-      .set("library", meta.library)
-      .set("library_version", meta.library_version)
-      .set("library_configuration", meta.library_configuration)
-      .set("tool_version", meta.tool_version)
-      .set("created", meta.created)
-      .set("extra", std::move(extra));
-  return json;
-}
-
 }  // namespace fprev

@@ -74,37 +74,4 @@ std::string render_diff_text(const Tree& old_tree, const Tree& new_tree, const D
   return render_diff_text(diff_trees(old_tree, new_tree, options), labels);
 }
 
-Json diff_to_json(const TreeDiff& diff, const DiffLabels& labels) {
-  const auto side = [&](const std::string& name, const std::string& identity,
-                        const TreeSummary& summary) {
-    Json json = Json::object();
-    json.set("name", name).set("identity", identity).set("summary", summary_to_json(summary));
-    return json;
-  };
-  Json json = Json::object();
-  json.set("case", labels.case_id)
-      .set("platform", labels.platform_key)
-      .set("comparable", diff.comparable)
-      .set("equal", diff.equal);
-  if (!diff.comparable) json.set("note", not_comparable_text(diff, labels));
-  json.set("old", side(labels.old_name, labels.old_identity, diff.old_summary))
-      .set("new", side(labels.new_name, labels.new_identity, diff.new_summary))
-      .set("old_inner_nodes", diff.old_inner)
-      .set("new_inner_nodes", diff.new_inner)
-      .set("agreeing_inner_nodes", diff.agreeing_inner_nodes)
-      .set("difference_count", diff.difference_count)
-      .set("condensed", diff.condensed);
-  Json items = Json::array();
-  for (const DiffItem& item : diff.differences) {
-    Json entry = Json::object();
-    entry.set("leaves", item.leaves_text)
-        .set("leaf_count", item.leaves.size())
-        .set("old", item.old_sexpr)
-        .set("new", item.new_sexpr);
-    items.push_back(std::move(entry));
-  }
-  json.set("differences", std::move(items));
-  return json;
-}
-
 }  // namespace fprev

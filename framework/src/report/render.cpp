@@ -102,12 +102,4 @@ std::string describe_golden(const Golden& golden) {
   return out;
 }
 
-Json golden_to_json(const Golden& golden) {
-  Json json = Json::object();
-  json.set("metadata", metadata_to_json(golden.meta))
-      .set("summary", summary_to_json(summarize(golden.tree)))
-      .set("sexpr", to_sexpr(golden.tree));
-  return json;
-}
-
 }  // namespace fprev

@@ -228,18 +228,4 @@ std::string format_summary(const TreeSummary& summary) {
          summary.description;
 }
 
-Json summary_to_json(const TreeSummary& summary) {
-  Json arity = Json::object();
-  for (const auto& [children, count] : summary.arity) arity.set(std::to_string(children), count);
-  Json json = Json::object();
-  json.set("leaves", summary.leaves)
-      .set("inner_nodes", summary.inner_nodes)
-      .set("depth", summary.depth)
-      .set("arity", std::move(arity))
-      .set("max_arity", summary.max_arity)
-      .set("description", summary.description)
-      .set("recognized", summary.recognized);
-  return json;
-}
-
 }  // namespace fprev

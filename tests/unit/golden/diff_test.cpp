@@ -93,7 +93,6 @@ TEST(Diff, DifferentLeafCountsAreNotComparable) {
   EXPECT_FALSE(d.equal);
   const std::string text = render_diff_text(d);
   EXPECT_NE(text.find("not comparable: golden has 3 leaves, revealed has 2\n"), std::string::npos) << text;
-  EXPECT_EQ(diff_to_json(d).find("comparable")->dump(), "false");
 }
 
 TEST(Diff, AgreementCountMatchesABruteForceCount) {
@@ -229,17 +228,6 @@ TEST(Diff, TextReportListsFurtherRegions) {
   const std::string text = render_diff_text(parse_sexpr("((0 (1 2)) ((3 4) 5))"),
                                             parse_sexpr("(((0 1) 2) (3 (4 5)))"));
   EXPECT_NE(text.find("1 more differing region, over leaves {3..5}\n"), std::string::npos) << text;
-}
-
-TEST(Diff, Json) {
-  DiffLabels labels;
-  labels.case_id = "c";
-  const Json json = diff_to_json(diff("((0 1) (2 3))", "((0 2) (1 3))"), labels);
-  EXPECT_EQ(json.find("agreeing_inner_nodes")->dump(), "1");
-  EXPECT_EQ(json.find("differences")->dump(),
-            "[{\"leaves\":\"{0..3}\",\"leaf_count\":4,\"old\":\"((0 1) (2 3))\",\"new\":\"((0 2) (1 3))\"}]");
-  EXPECT_EQ(json.find("old")->find("summary")->find("description")->dump(), "\"pairwise\"");
-  EXPECT_EQ(json.find("new")->find("name")->dump(), "\"revealed\"");
 }
 
 }  // namespace

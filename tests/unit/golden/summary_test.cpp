@@ -181,12 +181,5 @@ TEST(Summary, IsFastForAHundredThousandLeaves) {
   EXPECT_EQ(describe(balanced_tree(65536)), "pairwise");  // level-by-level = halving for 2^k
 }
 
-TEST(Summary, Json) {
-  const std::string json = summary_to_json(summarize(parse_sexpr("((0 1) (2 3))"))).dump();
-  EXPECT_EQ(json,
-            "{\"leaves\":4,\"inner_nodes\":3,\"depth\":2,\"arity\":{\"2\":3},\"max_arity\":2,"
-            "\"description\":\"pairwise\",\"recognized\":true}");
-}
-
 }  // namespace
 }  // namespace fprev

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "case_report.hpp"
-#include "commands.hpp"
-#include "fprev/json.hpp"
-#include "version.hpp"
+#include "../commands.hpp"
+#include "../report/case_text.hpp"
+#include "../report/json.hpp"
+#include "../version.hpp"
 
 namespace fprev::cli {
 namespace {
@@ -52,43 +52,26 @@ std::vector<BackendStatus> probe_backends() {
   return statuses;
 }
 
-}  // namespace
-
-int run_env(int argc, char** argv) {
-  Args args(argc, argv, 2, {"json"});
-  args.reject_unknown({"json"});
-  utsname uts{};
-  uname(&uts);
-  const std::string os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
-  const auto statuses = probe_backends();
-  if (args.flag("json")) {
-    Json backends = Json::array();
-    for (const auto& s : statuses) {
-      Json entry = Json::object()
-                       .set("name", std::string(s.backend->name()))
-                       .set("summary", std::string(s.backend->summary()))
-                       .set("state", s.state);
-      if (s.state == "usable") {
-        Json details = Json::object();
-        for (const auto& [key, value] : s.identity.details) details.set(key, value);
-        entry.set("library", identity_text(s.identity))
-            .set("platform_key", s.identity.platform_key)
-            .set("details", std::move(details));
-      } else {
-        entry.set("reason", s.reason);
-      }
-      backends.push_back(std::move(entry));
-    }
-    std::cout << Json::object()
-                     .set("tool_version", kToolVersion)
-                     .set("os", os)
-                     .set("cpu", cpu_model())
-                     .set("compiler", __VERSION__)
-                     .set("backends", std::move(backends))
-                     .dump(2)
-              << "\n";
-    return kExitOk;
+Json env_to_json(const std::string& os, const std::vector<BackendStatus>& statuses) {
+  Json backends = Json::array();
+  for (const auto& s : statuses) {
+    Json entry = Json::object();
+    entry["name"] = std::string(s.backend->name());
+    entry["summary"] = std::string(s.backend->summary());
+    entry["state"] = s.state == "needs settings" ? "needs_settings" : s.state;
+    entry["reason"] = s.state == "usable" ? Json(nullptr) : Json(s.reason);
+    entry["identity"] = s.state == "usable" ? identity_to_json(s.identity) : Json(nullptr);
+    backends.push_back(std::move(entry));
   }
+  Json document = json_document("env");
+  document["os"] = os;
+  document["cpu"] = cpu_model();
+  document["compiler"] = __VERSION__;
+  document["backends"] = std::move(backends);
+  return document;
+}
+
+void print_text(const std::string& os, const std::vector<BackendStatus>& statuses) {
   std::cout << "fprev-golden " << kToolVersion << "\n"
             << "os:        " << os << "\n"
             << "cpu:       " << cpu_model() << "\n"
@@ -104,6 +87,17 @@ int run_env(int argc, char** argv) {
       std::cout << "    " << s.state << ": " << s.reason << "\n";
     }
   }
+}
+
+}  // namespace
+
+int run_env(const EnvOptions& options) {
+  utsname uts{};
+  uname(&uts);
+  const std::string os = std::string(uts.sysname) + " " + uts.release + " " + uts.machine;
+  const auto statuses = probe_backends();
+  if (options.json) write_json(std::cout, env_to_json(os, statuses));
+  else print_text(os, statuses);
   return kExitOk;
 }
 

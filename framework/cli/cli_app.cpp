@@ -1,0 +1,289 @@
+#include "cli_app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iostream>
+
+#include "backend_options.hpp"
+#include "commands.hpp"
+#include "validators.hpp"
+#include "fprev/backend.hpp"
+#include "version.hpp"
+
+namespace fprev::cli {
+namespace {
+
+constexpr const char* kSelectionGroup = "Selection";
+constexpr const char* kEngineGroup = "Engine";
+constexpr const char* kOutputGroup = "Output";
+
+constexpr const char* kFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves or a golden cannot be
+  read or written; 2 usage or configuration error; 3 internal error or out of memory;
+  77 (check --ctest only) the case was skipped
+environment: FPREV_SUITES, FPREV_GOLDEN_DIR (default paths), FPREV_STRICT=1 (strict mode),
+  CI (update refuses to run), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance
+  of a backend, e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
+JSON output: docs/json.md)";
+
+// ---- option groups, each defined once and added to the sub-commands that take it --------------
+
+void add_selection_options(CLI::App& command, SelectionOptions& s) {
+  command.add_option("SUITE_PATH", s.positional, "suite files or directories (the same as --suites)")
+      ->type_name("")
+      ->group(kSelectionGroup);
+  command
+      .add_option("--suites", s.suite_paths,
+                  "a suite file or directory (repeatable; default ./suites or $FPREV_SUITES)")
+      ->allow_extra_args(false)
+      ->type_name("PATH")
+      ->group(kSelectionGroup);
+  command.add_option("--golden", s.golden, "the golden directory (default ./golden or $FPREV_GOLDEN_DIR)")
+      ->type_name("DIR")
+      ->group(kSelectionGroup);
+  command.add_option("--suite", s.suites, "only suites whose name matches (glob, repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("GLOB")
+      ->group(kSelectionGroup);
+  command.add_option("--backend", s.backends, "only backend instances whose name matches (glob, repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("GLOB")
+      ->group(kSelectionGroup);
+  command.add_option("--case", s.cases, "only cases whose id matches (glob, repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("GLOB")
+      ->group(kSelectionGroup);
+}
+
+// `seed_alias`: --seed is also the engine's seed (check and update; in reveal --seed may be a
+// backend's parameter). Two options rather than one with two names, so an error names the one
+// the user typed.
+void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
+  command.add_option("--algorithm", e.algorithm, "fprev (default), basic or naive (n <= 8)")
+      ->check(CLI::IsMember({"fprev", "basic", "naive"}))
+      ->type_name("NAME")
+      ->group(kEngineGroup);
+  CLI::Option* seed =
+      command
+          .add_option("--reveal-seed", e.seed,
+                      "seed of the engine's random inputs and pivots (the tree does not depend on it)")
+          ->check(unsigned_integer())
+          ->type_name("UINT")
+          ->group(kEngineGroup);
+  if (seed_alias)
+    command.add_option("--seed", e.seed, "the same as --reveal-seed")
+        ->check(unsigned_integer())
+        ->type_name("UINT")
+        ->group(kEngineGroup)
+        ->excludes(seed);
+}
+
+void add_json_flag(CLI::App& command, bool& json, const char* what) {
+  command.add_flag("--json", json, what)->group(kOutputGroup);
+}
+
+void add_strict_flag(CLI::App& command, bool& strict) {
+  command.add_flag("--strict", strict, "a missing golden fails instead of being skipped (also FPREV_STRICT=1)")
+      ->group(kOutputGroup);
+}
+
+void add_gate_options(CLI::App& command, GateOptions& g) {
+  add_selection_options(command, g.selection);
+  add_engine_options(command, g.engine, true);
+  add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
+  add_strict_flag(command, g.strict);
+  command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+}
+
+// ---- the sub-commands -----------------------------------------------------------------------------
+
+struct Commands {
+  ListOptions list;
+  GateOptions check;
+  GateOptions update;
+  DiffCommandOptions diff;
+  ShowOptions show;
+  RevealCommandOptions reveal;
+  EnvOptions env;
+};
+
+CLI::App* add_list(CLI::App& app, ListOptions& o) {
+  CLI::App* c = app.add_subcommand("list", "the expanded cases of the suites");
+  add_selection_options(*c, o.selection);
+  add_json_flag(*c, o.json, "the cases as one JSON document on stdout (docs/json.md)");
+  add_strict_flag(*c, o.strict);
+  c->add_option("--cmake-tests", o.cmake_tests,
+                "print CTest add_test() calls running EXE (fprev_add_reproducibility_suites uses it)")
+      ->type_name("EXE")
+      ->group(kOutputGroup);
+  c->footer("e.g. fprev-golden list --suite blas-cpu --case 'gemm-*'");
+  return c;
+}
+
+CLI::App* add_check(CLI::App& app, GateOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "check", "the gate: reveal every selected case and compare it with its golden");
+  add_gate_options(*c, o);
+  c->add_flag("--ctest", o.ctest,
+              "run exactly one case for a CTest test: exit 77 when skipped, absolute paths in the "
+              "printed accept command")
+      ->group(kOutputGroup);
+  c->footer(
+      "e.g. fprev-golden check suites/blas-cpu.yaml\n"
+      "     fprev-golden check --suite blas-cpu --case 'gemm-*' --json");
+  return c;
+}
+
+CLI::App* add_update(CLI::App& app, GateOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "update",
+      "re-baseline: write the goldens of the selected cases (atomically), print created / changed / "
+      "unchanged; refuses when the environment variable CI is set, unless --force");
+  add_gate_options(*c, o);
+  c->add_flag("--force", o.force, "write goldens even when CI is set")->group(kOutputGroup);
+  c->footer("e.g. fprev-golden update --suite blas-cpu --backend openblas --case 'dot-*'");
+  return c;
+}
+
+CLI::App* add_diff(CLI::App& app, DiffCommandOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "diff", "compare two goldens or trees (exit 1 when they differ)");
+  c->add_option("OLD", o.old_input, "a golden file, a file holding an S-expression, or an S-expression")
+      ->required()
+      ->type_name("");
+  c->add_option("NEW", o.new_input, "the same for the new tree")->required()->type_name("");
+  add_json_flag(*c, o.json, "the diff as one JSON document on stdout (docs/json.md)");
+  c->footer("e.g. fprev-golden diff golden/any/reference/reference/sum-float32-pairwise-n7.golden '((0 1) 2)'");
+  return c;
+}
+
+CLI::App* add_show(CLI::App& app, ShowOptions& o) {
+  CLI::App* c = app.add_subcommand("show", "render a golden or tree");
+  c->add_option("TREE", o.input, "a golden file, a file holding an S-expression, or an S-expression")
+      ->required()
+      ->type_name("");
+  c->add_option("--format", o.format, "text (default), sexpr, summary, dot, svg (needs Graphviz) or json")
+      ->check(CLI::IsMember({"text", "sexpr", "summary", "dot", "svg", "json"}))
+      ->type_name("FORMAT")
+      ->group(kOutputGroup);
+  c->add_flag("--json", o.json, "the same as --format json")->group(kOutputGroup)->excludes("--format");
+  c->add_option("--output", o.output, "write to FILE instead of stdout")->type_name("FILE")->group(kOutputGroup);
+  return c;
+}
+
+CLI::App* add_reveal(CLI::App& app, RevealCommandOptions& o) {
+  CLI::App* c = app.add_subcommand("reveal", "reveal one target given on the command line");
+  // Backend settings and case parameters are the backend's own (backend_options.hpp): they are
+  // parsed, and their help printed, once --backend is known.
+  c->allow_extras();
+  c->set_help_flag();
+  c->add_flag("-h,--help", o.help, "this help; with --backend, also the backend's options");
+  c->add_option("--backend", o.backend, "the backend: " + builtin_backends().names())->type_name("NAME");
+  c->add_option("--format", o.format, "sexpr (default), text or json")
+      ->check(CLI::IsMember({"sexpr", "text", "json"}))
+      ->type_name("FORMAT")
+      ->group(kOutputGroup);
+  c->add_flag("--json", o.json, "the same as --format json (docs/json.md)")->group(kOutputGroup)->excludes("--format");
+  add_engine_options(*c, o.engine, false);
+  c->footer(
+      "backend settings (--library, --threads, --arch, ...) and case parameters (--op, --dtype, --n,\n"
+      "--order, ...) depend on the backend: fprev-golden reveal --backend NAME --help lists them.\n"
+      "--seed is the backend's own parameter where it has one (reference: the random_tree seed),\n"
+      "else the same as --reveal-seed.\n"
+      "e.g. fprev-golden reveal --backend reference --order strided_pairwise --lanes 8 --n 32 --format text\n"
+      "     fprev-golden reveal --backend blas --op gemm --dtype float32 --m 64 --n 64 --k 256");
+  return c;
+}
+
+CLI::App* add_env(CLI::App& app, EnvOptions& o) {
+  CLI::App* c = app.add_subcommand("env", "the platform fingerprint and which backends are usable here");
+  add_json_flag(*c, o.json, "as one JSON document on stdout (docs/json.md)");
+  return c;
+}
+
+void print_reveal_help(const CLI::App& reveal, const RevealCommandOptions& o) {
+  std::cout << reveal.help("fprev-golden");
+  if (o.backend.empty()) return;
+  const Backend* backend = builtin_backends().find(o.backend);
+  if (backend == nullptr)
+    throw UsageError("unknown backend '" + o.backend + "'; allowed values: " + builtin_backends().names());
+  std::cout << "\n" << backend_options_help(*backend);
+}
+
+// `fprev-golden help [COMMAND]` is `fprev-golden [COMMAND] --help`.
+void rewrite_help_command(std::vector<std::string>& arguments) {
+  if (arguments.empty() || arguments.front() != "help") return;
+  arguments.erase(arguments.begin());
+  arguments.emplace_back("--help");
+}
+
+}  // namespace
+
+const std::vector<std::string>& command_names() {
+  static const std::vector<std::string> names = {"list", "check", "update", "diff", "show", "reveal", "env"};
+  return names;
+}
+
+int run_command_line(const std::string& program, std::vector<std::string> arguments,
+                     std::string& command) {
+  CLI::App app("fprev-golden: reveal, gate and re-baseline floating-point accumulation orders",
+               "fprev-golden");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("fprev-golden ") + kToolVersion);
+  app.footer(kFooter);
+  app.get_formatter()->column_width(34);
+
+  Commands o;
+  o.check.program = o.update.program = program;
+  CLI::App* list = add_list(app, o.list);
+  CLI::App* check = add_check(app, o.check);
+  CLI::App* update = add_update(app, o.update);
+  CLI::App* diff = add_diff(app, o.diff);
+  CLI::App* show = add_show(app, o.show);
+  CLI::App* reveal = add_reveal(app, o.reveal);
+  CLI::App* env = add_env(app, o.env);
+
+  rewrite_help_command(arguments);
+  if (arguments.empty()) {
+    std::cerr << app.help();
+    return kExitUsage;
+  }
+  const std::string& first = arguments.front();
+  if (std::find(command_names().begin(), command_names().end(), first) != command_names().end())
+    command = first;
+  else if (first.rfind("-", 0) != 0)
+    throw UsageError("unknown command '" + first + "'; commands: list, check, update, diff, show, reveal, env");
+
+  std::reverse(arguments.begin(), arguments.end());  // CLI11 consumes the vector from its end
+  try {
+    app.parse(arguments);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();  // the help of the sub-command given, if any
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+
+  if (app.got_subcommand(list)) return run_list(o.list);
+  if (app.got_subcommand(check)) return run_check(o.check);
+  if (app.got_subcommand(update)) return run_update(o.update);
+  if (app.got_subcommand(diff)) return run_diff(o.diff);
+  if (app.got_subcommand(show)) return run_show(o.show);
+  if (app.got_subcommand(env)) return run_env(o.env);
+  if (app.got_subcommand(reveal)) {
+    if (o.reveal.help) {
+      print_reveal_help(*reveal, o.reveal);
+      return kExitOk;
+    }
+    o.reveal.backend_arguments = reveal->remaining();
+    return run_reveal(o.reveal);
+  }
+  throw UsageError("no command given");  // require_subcommand(1) makes this unreachable
+}
+
+}  // namespace fprev::cli

@@ -1,0 +1,87 @@
+// fprev-golden list: the expanded cases of the suites; --cmake-tests EXE prints CTest add_test()
+// calls (used by fprev_add_reproducibility_suites at ctest time).
+#include <iostream>
+
+#include "../commands.hpp"
+#include "../report/case_text.hpp"
+#include "../report/json.hpp"
+#include "../selection.hpp"
+
+namespace fprev::cli {
+namespace {
+
+std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
+
+// Literal text as a CMake regular expression (cmsys::RegularExpression syntax).
+std::string regex_literal(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view("^$.[]|()*+?\\").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// One test per case. FAIL_REGULAR_EXPRESSION lists the phrases of failure_reason(): the exit
+// status already fails the test, but CTest 3.25 fills JUnit's <failure message> only from the
+// expression that matched, so the report names the kind of failure ("the summation tree changed").
+void print_cmake_tests(const Selection& selection, const std::string& executable, bool strict) {
+  std::string reasons;
+  for (const auto& reason : all_failure_reasons())
+    reasons += (reasons.empty() ? "" : ";") + regex_literal(reason);
+  for (const SelectedCase& sc : selection.cases) {
+    const std::string name = test_name(*sc.suite, *sc.c);
+    std::cout << "add_test(" << bracket(name) << " " << bracket(executable) << " check";
+    for (const auto& argument : selection_arguments(selection, true))
+      std::cout << " " << bracket(argument);
+    std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
+              << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << " --ctest"
+              << (strict ? " --strict" : "") << ")\n";
+    std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
+              << bracket("reproducibility;" + sc.suite->name + ";" + sc.c->backend_instance)
+              << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << ")\n";
+  }
+}
+
+void print_json(const Selection& selection) {
+  Json cases = Json::array();
+  for (const SelectedCase& sc : selection.cases) {
+    Json entry = Json::object();
+    entry["test"] = test_name(*sc.suite, *sc.c);
+    entry["suite"] = sc.suite->name;
+    entry["backend"] = sc.c->backend_instance;
+    entry["case"] = sc.c->id;
+    entry["params"] = params_to_json(sc.c->params);
+    entry["file"] = sc.c->file;
+    entry["line"] = sc.c->line;
+    cases.push_back(std::move(entry));
+  }
+  Json document = json_document("list");
+  document["cases"] = std::move(cases);
+  write_json(std::cout, document);
+}
+
+void print_text(const Selection& selection) {
+  for (const SelectedCase& sc : selection.cases) {
+    std::cout << sc.suite->name << "  " << sc.c->backend_instance << "  " << sc.c->id;
+    bool first = true;
+    for (const auto& [key, value] : sc.c->params) {
+      std::cout << (first ? "  (" : ", ") << key << "=" << value;
+      first = false;
+    }
+    std::cout << (first ? "" : ")") << "\n";
+  }
+  std::cerr << selection.cases.size() << " cases in " << selection.suites.size() << " suites\n";
+}
+
+}  // namespace
+
+int run_list(const ListOptions& options) {
+  const Selection selection = select_cases(options.selection);
+  if (options.cmake_tests) print_cmake_tests(selection, *options.cmake_tests, options.strict);
+  else if (options.json) print_json(selection);
+  else print_text(selection);
+  return kExitOk;
+}
+
+}  // namespace fprev::cli

@@ -1,0 +1,74 @@
+// What the command line of each sub-command parses into (cli_app.cpp defines the options, once
+// each; the commands read these structs and never see argv).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fprev::cli {
+
+// Which suites and cases: list, check and update.
+struct SelectionOptions {
+  std::vector<std::string> suite_paths;  // --suites PATH (repeatable)
+  std::vector<std::string> positional;   // SUITE_PATH... (the same as --suites)
+  std::optional<std::string> golden;     // --golden DIR
+  std::vector<std::string> suites;       // --suite GLOB
+  std::vector<std::string> backends;     // --backend GLOB
+  std::vector<std::string> cases;        // --case GLOB
+};
+
+// How the revelation engine runs: check, update and reveal.
+struct EngineOptions {
+  std::optional<std::string> algorithm;  // fprev | basic | naive
+  std::optional<std::uint64_t> seed;     // --reveal-seed (check/update: also --seed)
+};
+
+struct ListOptions {
+  SelectionOptions selection;
+  bool json = false;
+  bool strict = false;
+  std::optional<std::string> cmake_tests;  // --cmake-tests EXE
+};
+
+struct GateOptions {
+  std::string program;  // argv[0]: the accept command names the program as it was run
+  SelectionOptions selection;
+  EngineOptions engine;
+  bool json = false;
+  bool strict = false;  // also FPREV_STRICT
+  bool ctest = false;   // check only
+  bool force = false;   // update only
+  bool quiet = false;
+};
+
+struct RevealCommandOptions {
+  std::string backend;
+  std::optional<std::string> format;  // sexpr | text | json
+  bool json = false;
+  EngineOptions engine;
+  // Backend settings and case parameters, as left over by the first parse; their names come from
+  // the backend (backend_options.hpp).
+  std::vector<std::string> backend_arguments;
+  bool help = false;
+};
+
+struct ShowOptions {
+  std::string input;
+  std::optional<std::string> format;  // text | sexpr | summary | dot | svg | json
+  bool json = false;
+  std::optional<std::string> output;
+};
+
+struct DiffCommandOptions {
+  std::string old_input;
+  std::string new_input;
+  bool json = false;
+};
+
+struct EnvOptions {
+  bool json = false;
+};
+
+}  // namespace fprev::cli

@@ -1,0 +1,204 @@
+#include "case_text.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include "fprev/diff.hpp"
+#include "fprev/summary.hpp"
+
+namespace fprev::cli {
+namespace {
+
+constexpr const char* kTreeChanged = "the summation tree changed";
+constexpr const char* kTargetMisbehaves = "the target misbehaves";
+constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
+constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
+
+std::string detail_of(const CaseResult& r) {
+  switch (r.status) {
+    case CaseStatus::passed:
+    case CaseStatus::created:
+    case CaseStatus::unchanged:
+    case CaseStatus::changed:
+    case CaseStatus::repaired:
+      return r.revealed ? format_summary(summarize(*r.revealed)) : "";
+    case CaseStatus::differs: {
+      const TreeDiff d = diff_trees(r.golden->tree, *r.revealed);
+      return std::to_string(d.agreeing_inner_nodes) + " of " + std::to_string(d.old_inner) +
+             " inner nodes agree; now " + summarize(*r.revealed).description;
+    }
+    case CaseStatus::misbehaves:
+      return r.diagnostic ? std::string(to_string(r.diagnostic->finding)) : "misbehaves";
+    case CaseStatus::missing_golden:
+      return "no golden for platform " + r.platform_key;
+    case CaseStatus::unavailable:
+    case CaseStatus::broken_golden:
+      return r.message.substr(0, r.message.find('\n'));
+  }
+  return "";
+}
+
+// The golden's tree against the revealed one, indented under the case's line.
+void print_indented_diff(std::ostream& out, const CaseResult& r, const char* old_name,
+                         const char* new_name) {
+  DiffLabels labels;
+  labels.old_name = old_name;
+  labels.new_name = new_name;
+  labels.old_identity = golden_identity(r.golden->meta);
+  labels.new_identity = identity_text(r.identity);
+  labels.case_id = r.case_id;
+  labels.platform_key = r.platform_key;
+  std::istringstream text(render_diff_text(r.golden->tree, *r.revealed, labels));
+  for (std::string line; std::getline(text, line);) out << "  " << line << "\n";
+}
+
+void print_indented(std::ostream& out, const std::string& text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+}
+
+}  // namespace
+
+CaseCounts count_cases(const std::vector<CaseResult>& results, bool strict) {
+  CaseCounts counts;
+  for (const auto& r : results) {
+    switch (r.status) {
+      case CaseStatus::created: ++counts.created; break;
+      case CaseStatus::changed: ++counts.changed; break;
+      case CaseStatus::unchanged: ++counts.unchanged; break;
+      case CaseStatus::repaired: ++counts.repaired; break;
+      default: break;
+    }
+    if (is_failure(r.status, strict)) ++counts.failed;
+    else if (is_skip(r.status, strict)) ++counts.skipped;
+    else ++counts.passed;
+  }
+  return counts;
+}
+
+std::string closing_line(const CaseCounts& c) {
+  std::ostringstream os;
+  const std::pair<std::size_t, const char*> updates[] = {
+      {c.created, "created"}, {c.changed, "changed"}, {c.unchanged, "unchanged"}, {c.repaired, "repaired"}};
+  for (const auto& [count, word] : updates)
+    if (count != 0) os << count << " " << word << ", ";
+  os << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped";
+  return os.str();
+}
+
+std::string identity_text(const Identity& identity) {
+  std::string text = identity.library;
+  if (!identity.version.empty()) text += " " + identity.version;
+  if (!identity.configuration.empty()) text += " (" + identity.configuration + ")";
+  return text;
+}
+
+std::string test_name(const CaseResult& r) {
+  return "reproducibility/" + r.suite + "/" + r.backend + "/" + r.case_id;
+}
+
+std::string failure_reason(const CaseResult& r, bool strict) {
+  if (!is_failure(r.status, strict)) return "";
+  switch (r.status) {
+    case CaseStatus::differs: return kTreeChanged;
+    case CaseStatus::misbehaves:
+      return r.diagnostic ? std::string(kTargetMisbehaves) + ": " + std::string(to_string(r.diagnostic->finding))
+                          : kTargetMisbehaves;
+    case CaseStatus::broken_golden: return kGoldenUnreadable;
+    case CaseStatus::missing_golden: return kMissingInStrictMode;
+    default: return std::string(to_string(r.status));
+  }
+}
+
+std::vector<std::string> all_failure_reasons() {
+  std::vector<std::string> reasons = {kTreeChanged, kGoldenUnreadable, kMissingInStrictMode};
+  // Every finding by name, then the bare phrase, which also covers findings added later.
+  for (int f = 0; f <= static_cast<int>(Finding::target_error); ++f)
+    reasons.push_back(std::string(kTargetMisbehaves) + ": " +
+                      std::string(to_string(static_cast<Finding>(f))));
+  reasons.push_back(kTargetMisbehaves);
+  return reasons;
+}
+
+void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
+                        const std::string& accept_command) {
+  const std::string name = test_name(r);
+  const std::string reason = failure_reason(r, strict);
+  switch (r.status) {
+    case CaseStatus::differs:
+      out << "FAILED " << name << ": " << reason << "\n";
+      print_indented_diff(out, r, "golden", "revealed");
+      out << "  golden file: " << r.golden_path.string() << "\n";
+      out << "  if the change is intended, accept it with:\n    " << accept_command << "\n";
+      break;
+    case CaseStatus::misbehaves:
+      out << "FAILED " << name << ": " << reason << "\n";
+      print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
+      break;
+    case CaseStatus::broken_golden:
+      out << "FAILED " << name << ": " << reason << "\n  " << r.message << "\n"
+          << "  restore it from version control, or re-create it with:\n    " << accept_command
+          << "\n";
+      break;
+    case CaseStatus::missing_golden:
+      out << (strict ? "FAILED " : "SKIPPED ") << name << ": "
+          << (strict ? reason + ": " : std::string()) << "no golden for platform '" << r.platform_key
+          << "' (" << identity_text(r.identity) << ")\n"
+          << "  create it with: " << accept_command << "\n";
+      break;
+    case CaseStatus::unavailable:
+      out << "SKIPPED " << name << ": backend unavailable here: " << r.message << "\n";
+      break;
+    case CaseStatus::changed:
+      out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";
+      if (r.golden && r.revealed) print_indented_diff(out, r, "old", "new");
+      break;
+    case CaseStatus::created:
+      out << "CREATED " << name << " (" << r.golden_path.string() << ")\n";
+      break;
+    case CaseStatus::repaired:
+      out << "REPAIRED " << name << " (" << r.golden_path.string() << ")\n";
+      break;
+    case CaseStatus::passed:
+    case CaseStatus::unchanged:
+      break;
+  }
+}
+
+void print_summary_table(std::ostream& out, const std::vector<CaseResult>& results) {
+  if (results.empty()) return;
+  std::size_t w_suite = 5, w_backend = 7, w_case = 4, w_status = 6;
+  for (const auto& r : results) {
+    w_suite = std::max(w_suite, r.suite.size());
+    w_backend = std::max(w_backend, r.backend.size());
+    w_case = std::max(w_case, r.case_id.size());
+    w_status = std::max(w_status, to_string(r.status).size());
+  }
+  const auto column = [&](const std::string& text, std::size_t width) {
+    out << std::left << std::setw(static_cast<int>(width)) << text << "  ";
+  };
+  column("suite", w_suite);
+  column("backend", w_backend);
+  column("case", w_case);
+  column("status", w_status);
+  out << std::right << std::setw(8) << "time" << "  detail\n";
+  for (const auto& r : results) {
+    std::ostringstream time;
+    time << std::fixed << std::setprecision(2) << r.seconds << "s";
+    column(r.suite, w_suite);
+    column(r.backend, w_backend);
+    column(r.case_id, w_case);
+    column(std::string(to_string(r.status)), w_status);
+    out << std::right << std::setw(8) << time.str() << "  " << detail_of(r) << "\n";
+  }
+}
+
+void print_obsolete(std::ostream& out, const std::vector<GoldenLocation>& obsolete) {
+  if (obsolete.empty()) return;
+  out << obsolete.size() << " obsolete golden(s): no case of the suites refers to them any more\n";
+  for (const auto& g : obsolete) out << "  " << g.path.string() << "\n";
+  out << "  (delete them, or restore the cases)\n";
+}
+
+}  // namespace fprev::cli

@@ -1,0 +1,48 @@
+// The text of check and update reports, shared by the text and the CTest reporters: the block of
+// a case that needs attention, the summary table, the closing line.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "fprev/golden.hpp"
+#include "fprev/runner.hpp"
+
+namespace fprev::cli {
+
+// How a run ended, counted once for every reporter and for the exit status.
+struct CaseCounts {
+  std::size_t passed = 0;   // includes update's created/changed/unchanged/repaired
+  std::size_t failed = 0;
+  std::size_t skipped = 0;
+  std::size_t created = 0;
+  std::size_t changed = 0;
+  std::size_t unchanged = 0;
+  std::size_t repaired = 0;
+};
+CaseCounts count_cases(const std::vector<CaseResult>& results, bool strict);
+
+// "12 passed, 1 failed, 2 skipped"; update prefixes "3 created, 1 changed, 8 unchanged, ".
+std::string closing_line(const CaseCounts& counts);
+
+std::string identity_text(const Identity& identity);  // "OpenBLAS 0.3.21 (Haswell)"
+std::string test_name(const CaseResult& result);      // reproducibility/<suite>/<backend>/<case>
+
+// Why a case failed, in one line without regular-expression characters ("the summation tree
+// changed", "the target misbehaves: nondeterministic"); "" when it did not fail. CTest's JUnit
+// output carries it as the failure message (list --cmake-tests matches these phrases).
+std::string failure_reason(const CaseResult& result, bool strict);
+// Every phrase failure_reason() can return, the most specific first.
+std::vector<std::string> all_failure_reasons();
+
+// The block for people about one case: the diff, the diagnostic, the skip reason, and the command
+// that accepts or creates its golden. Nothing for a passed or unchanged case.
+void print_case_details(std::ostream& out, const CaseResult& result, bool strict,
+                        const std::string& accept_command);
+// Aligned table: suite, backend, case, status, time, tree summary or reason.
+void print_summary_table(std::ostream& out, const std::vector<CaseResult>& results);
+void print_obsolete(std::ostream& out, const std::vector<GoldenLocation>& obsolete);
+
+}  // namespace fprev::cli

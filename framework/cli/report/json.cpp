@@ -1,0 +1,218 @@
+#include "json.hpp"
+
+#include <cmath>
+
+#include "fprev/sexpr.hpp"
+#include "fprev/summary.hpp"
+#include "../version.hpp"
+
+namespace fprev::cli {
+namespace {
+
+// A string, or null when empty: optional text fields are null rather than "" in the schema.
+Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+// JSON has no NaN or infinity; a raw output that is one is exactly what a diagnostic must show.
+Json number_or_name(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+Json string_map_to_json(const std::map<std::string, std::string>& map) {
+  Json json = Json::object();
+  for (const auto& [key, value] : map) json[key] = value;
+  return json;
+}
+
+}  // namespace
+
+Json json_document(std::string_view command) {
+  Json json = Json::object();
+  json["schema_version"] = kJsonSchemaVersion;
+  json["command"] = command;
+  json["tool_version"] = kToolVersion;
+  return json;
+}
+
+Json tree_to_json(const Tree& tree) {
+  const TreeSummary summary = summarize(tree);
+  Json arity = Json::object();
+  for (const auto& [children, count] : summary.arity) arity[std::to_string(children)] = count;
+  Json json = Json::object();
+  json["leaves"] = summary.leaves;
+  json["inner_nodes"] = summary.inner_nodes;
+  json["depth"] = summary.depth;
+  json["arity"] = std::move(arity);
+  json["max_arity"] = summary.max_arity;
+  json["description"] = summary.description;
+  json["recognized"] = summary.recognized;
+  json["sexpr"] = to_sexpr(tree);
+  return json;
+}
+
+Json identity_to_json(const Identity& identity) {
+  Json json = Json::object();
+  json["library"] = identity.library;
+  json["version"] = identity.version;
+  json["configuration"] = identity.configuration;
+  json["platform_key"] = identity.platform_key;
+  json["details"] = string_map_to_json(identity.details);
+  return json;
+}
+
+Json metadata_to_json(const GoldenMetadata& meta) {
+  Json json = Json::object();
+  json["format_version"] = meta.format_version;
+  json["suite"] = meta.suite;
+  json["case"] = meta.case_id;
+  json["backend"] = meta.backend;
+  json["platform_key"] = meta.platform_key;
+  json["library"] = meta.library;
+  json["library_version"] = meta.library_version;
+  json["library_configuration"] = meta.library_configuration;
+  json["tool_version"] = meta.tool_version;
+  json["created"] = meta.created;
+  json["extra"] = string_map_to_json(meta.extra);
+  return json;
+}
+
+Json golden_to_json(const Golden& golden) {
+  Json json = Json::object();
+  json["metadata"] = metadata_to_json(golden.meta);
+  json["tree"] = tree_to_json(golden.tree);
+  return json;
+}
+
+Json diff_to_json(const TreeDiff& diff) {
+  Json json = Json::object();
+  json["comparable"] = diff.comparable;
+  json["equal"] = diff.comparable && diff.equal;
+  json["note"] = text_or_null(diff.note);
+  json["old_inner_nodes"] = diff.old_inner;
+  json["new_inner_nodes"] = diff.new_inner;
+  json["agreeing_inner_nodes"] = diff.agreeing_inner_nodes;
+  json["difference_count"] = diff.difference_count;
+  json["condensed"] = diff.condensed;
+  Json items = Json::array();
+  for (const DiffItem& item : diff.differences) {
+    Json entry = Json::object();
+    entry["leaves"] = item.leaves_text;
+    entry["leaf_count"] = item.leaves.size();
+    entry["old"] = item.old_sexpr;
+    entry["new"] = item.new_sexpr;
+    items.push_back(std::move(entry));
+  }
+  json["differences"] = std::move(items);
+  return json;
+}
+
+Json stats_to_json(const RevealStats& stats) {
+  Json json = Json::object();
+  json["probes"] = stats.probes;
+  json["target_calls"] = stats.target_calls;
+  json["random_inputs"] = stats.value_inputs;
+  json["target_seconds"] = stats.target_seconds;
+  json["total_seconds"] = stats.total_seconds;
+  json["low_range_mode"] = stats.low_range_mode;
+  json["verified_probes"] = stats.verified_probes;
+  json["simulated_inputs"] = stats.simulated_inputs;
+  json["arithmetic_note"] = text_or_null(stats.arithmetic_note);
+  json["classes"] = stats.map_classes;
+  json["class_splits"] = stats.class_splits;
+  json["element_checks"] = stats.element_checks;
+  json["fused_node_tests"] = stats.fused_node_tests;
+  return json;
+}
+
+Json order_classes_to_json(const OrderMap& map) {
+  const auto ranges = [](const IndexRanges& list) {
+    Json json = Json::array();
+    for (const IndexRange& r : list) json.push_back(Json::array({r.first, r.last}));
+    return json;
+  };
+  Json json = Json::array();
+  for (std::size_t k = 0; k < map.classes.size(); ++k) {
+    const OrderClass& c = map.classes[k];
+    const std::string sexpr = to_sexpr(c.tree);
+    const std::string description = format_summary(summarize(c.tree));
+    for (const Region& region : c.regions) {
+      Json entry = Json::object();
+      entry["class"] = k;
+      entry["rows"] = ranges(region.rows);
+      entry["columns"] = ranges(region.columns);
+      entry["tree"] = sexpr;
+      entry["description"] = description;
+      json.push_back(std::move(entry));
+    }
+  }
+  return json;
+}
+
+Json diagnostic_to_json(const Diagnostic& diagnostic) {
+  Json json = Json::object();
+  json["finding"] = to_string(diagnostic.finding);
+  json["message"] = diagnostic.message;
+  json["probe"] = text_or_null(diagnostic.probe);
+  json["raw_output"] = diagnostic.raw_output ? number_or_name(*diagnostic.raw_output) : Json(nullptr);
+  json["likely_cause"] = text_or_null(diagnostic.likely_cause);
+  if (const auto& v = diagnostic.variability) {
+    Json variability = Json::object();
+    variability["runs"] = v->runs;
+    variability["inputs"] = v->inputs;
+    variability["V_c"] = v->count_variability;
+    variability["V_ermv"] = v->ermv;
+    variability["distinct_outputs"] = v->distinct_outputs;
+    json["variability"] = std::move(variability);
+  } else {
+    json["variability"] = nullptr;
+  }
+  return json;
+}
+
+Json params_to_json(const Params& params) { return string_map_to_json(params); }
+
+std::string status_name(CaseStatus status) {
+  std::string name(to_string(status));
+  for (char& c : name)
+    if (c == ' ') c = '_';
+  return name;
+}
+
+std::string outcome_name(CaseStatus status, bool strict) {
+  if (is_failure(status, strict)) return "failed";
+  if (is_skip(status, strict)) return "skipped";
+  return "passed";
+}
+
+Json case_to_json(const CaseResult& r, bool strict, const std::string& accept_command) {
+  const bool opened = !r.platform_key.empty();
+  Json json = Json::object();
+  json["test"] = "reproducibility/" + r.suite + "/" + r.backend + "/" + r.case_id;
+  json["suite"] = r.suite;
+  json["backend"] = r.backend;
+  json["case"] = r.case_id;
+  json["status"] = status_name(r.status);
+  json["outcome"] = outcome_name(r.status, strict);
+  json["message"] = text_or_null(r.message);
+  json["platform_key"] = text_or_null(r.platform_key);
+  json["golden_path"] = text_or_null(r.golden_path.string());
+  json["identity"] = opened ? identity_to_json(r.identity) : Json(nullptr);
+  json["target"] = text_or_null(r.target_description);
+  json["seconds"] = r.seconds;
+  json["golden"] = r.golden ? golden_to_json(*r.golden) : Json(nullptr);
+  json["revealed"] = r.revealed ? tree_to_json(*r.revealed) : Json(nullptr);
+  const bool has_diff = r.golden && r.revealed &&
+                        (r.status == CaseStatus::differs || r.status == CaseStatus::changed);
+  json["diff"] = has_diff ? diff_to_json(diff_trees(r.golden->tree, *r.revealed)) : Json(nullptr);
+  json["diagnostic"] = r.diagnostic ? diagnostic_to_json(*r.diagnostic) : Json(nullptr);
+  json["stats"] = r.revealed || r.diagnostic ? stats_to_json(r.stats) : Json(nullptr);
+  json["accept_command"] = text_or_null(accept_command);
+  return json;
+}
+
+void write_json(std::ostream& out, const Json& document) {
+  out << document.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace fprev::cli

@@ -1,0 +1,61 @@
+// The one JSON path of fprev-golden: every --json / --format json document is built from these
+// functions with nlohmann-json and written by write_json(). The schema is docs/json.md (and the
+// machine-readable docs/fprev-golden.schema.json the tests validate against).
+//
+// JSON types stay inside the command line: the framework's public headers know nothing of JSON,
+// so the installed package does not depend on nlohmann-json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "fprev/backend.hpp"
+#include "fprev/diff.hpp"
+#include "fprev/golden.hpp"
+#include "fprev/order_map.hpp"
+#include "fprev/reveal.hpp"
+#include "fprev/runner.hpp"
+#include "fprev/tree.hpp"
+
+namespace fprev::cli {
+
+// Objects keep the order in which members are set, so a document always prints the same bytes
+// and reads top-down (command first).
+using Json = nlohmann::ordered_json;
+
+// Bumped when a field changes meaning or disappears; new fields do not bump it.
+inline constexpr int kJsonSchemaVersion = 1;
+
+// {"schema_version": 1, "command": <command>, "tool_version": ...}: the head of every document.
+Json json_document(std::string_view command);
+
+Json tree_to_json(const Tree& tree);                  // summary fields and the S-expression
+Json identity_to_json(const Identity& identity);
+Json metadata_to_json(const GoldenMetadata& meta);
+Json golden_to_json(const Golden& golden);            // {"metadata", "tree"}
+Json diff_to_json(const TreeDiff& diff);
+Json stats_to_json(const RevealStats& stats);
+// The classes of an order map, one entry per region: {"class": k, "rows": [[first, last], ...],
+// "columns": [[first, last], ...], "tree": "<S-expression>", "description": one-line summary}.
+// A class made of several regions has several entries with the same "class" and "tree".
+Json order_classes_to_json(const OrderMap& map);
+Json diagnostic_to_json(const Diagnostic& diagnostic);
+Json params_to_json(const Params& params);            // {"name": "value", ...}
+
+// The status names of the JSON reports: identifiers ("missing_golden"), not the table's words.
+std::string status_name(CaseStatus status);
+// "passed", "failed" or "skipped": how the gate counts the status.
+std::string outcome_name(CaseStatus status, bool strict);
+
+// One case of a check or update report. `accept_command` is the command that accepts or creates
+// the golden ("" when the case needs none).
+Json case_to_json(const CaseResult& result, bool strict, const std::string& accept_command);
+
+// Pretty-printed (two spaces), followed by a newline. Bytes that are not valid UTF-8 (a library's
+// configuration string, say) become U+FFFD, so the output is always valid JSON; non-finite numbers
+// are written as null.
+void write_json(std::ostream& out, const Json& document);
+
+}  // namespace fprev::cli

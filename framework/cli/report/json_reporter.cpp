@@ -1,0 +1,50 @@
+// The report for tools: one JSON document (docs/json.md, "check and update").
+#include "json.hpp"
+#include "reporter.hpp"
+
+namespace fprev::cli {
+namespace {
+
+class JsonReporter final : public Reporter {
+ public:
+  explicit JsonReporter(std::ostream& out) : out_(out) {}
+
+  void run_started(const RunInfo& info) override {
+    command_ = info.command;
+    strict_ = info.strict;
+  }
+
+  void case_finished(const CaseResult& result, const std::string& accept_command) override {
+    cases_.push_back(case_to_json(result, strict_, accept_command));
+  }
+
+  void run_finished(const RunSummary& summary) override {
+    Json document = json_document(command_);
+    document["strict"] = strict_;
+    const CaseCounts& c = summary.counts;
+    document["counts"] = {{"passed", c.passed},   {"failed", c.failed},
+                          {"skipped", c.skipped}, {"created", c.created},
+                          {"changed", c.changed}, {"unchanged", c.unchanged},
+                          {"repaired", c.repaired}};
+    document["summary"] = closing_line(c);
+    document["cases"] = std::move(cases_);
+    Json obsolete = Json::array();
+    for (const auto& g : summary.obsolete) obsolete.push_back(g.path.string());
+    document["obsolete_goldens"] = std::move(obsolete);
+    write_json(out_, document);
+  }
+
+ private:
+  std::ostream& out_;
+  std::string command_;
+  bool strict_ = false;
+  Json cases_ = Json::array();
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) {
+  return std::make_unique<JsonReporter>(out);
+}
+
+}  // namespace fprev::cli

@@ -1,0 +1,51 @@
+// The report for people: what needs attention as it happens, then a table and the counts.
+#include "reporter.hpp"
+
+namespace fprev::cli {
+namespace {
+
+class TextReporter final : public Reporter {
+ public:
+  TextReporter(std::ostream& out, std::ostream& progress_out, bool progress)
+      : out_(out), progress_out_(progress_out), progress_(progress) {}
+
+  void run_started(const RunInfo& info) override {
+    strict_ = info.strict;
+    total_ = info.case_count;
+  }
+
+  // The running case on one terminal line, overwritten in place and cleared when it finishes.
+  void case_started(std::size_t index, const std::string& test_name) override {
+    if (progress_)
+      progress_out_ << "\r\033[K[" << index + 1 << "/" << total_ << "] " << test_name << std::flush;
+  }
+
+  void case_finished(const CaseResult& result, const std::string& accept_command) override {
+    if (progress_) progress_out_ << "\r\033[K" << std::flush;
+    print_case_details(out_, result, strict_, accept_command);
+  }
+
+  void run_finished(const RunSummary& summary) override {
+    out_ << "\n";
+    print_summary_table(out_, summary.results);
+    out_ << "\n";
+    print_obsolete(out_, summary.obsolete);
+    out_ << closing_line(summary.counts) << "\n";
+  }
+
+ private:
+  std::ostream& out_;
+  std::ostream& progress_out_;
+  bool progress_;
+  bool strict_ = false;
+  std::size_t total_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_text_reporter(std::ostream& out, std::ostream& progress_out,
+                                             bool progress) {
+  return std::make_unique<TextReporter>(out, progress_out, progress);
+}
+
+}  // namespace fprev::cli

@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# End to end, the command line itself: the help of every sub-command; --version; unknown options,
+# stray arguments and badly typed values rejected by name (exit 2); suite paths given positionally;
+# the exit statuses of the error handler; every command's JSON against docs/json.md's schema
+# (docs/fprev-golden.schema.json) with values checked; and the CTest integration: JUnit failure
+# messages and accept commands that work as printed.
+# usage: cli_e2e.sh <fprev-golden> <source root> <cmake> <ctest> <version> <python3>
+set -uo pipefail
+FG=$1 ROOT=$2 CMAKE=$3 CTEST=$4 VERSION=$5 PYTHON=$6
+SCHEMA="$ROOT/docs/fprev-golden.schema.json"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset CI FPREV_STRICT FPREV_SUITES FPREV_GOLDEN_DIR
+source "$(dirname "$0")/e2e_lib.sh"
+# run EXPECTED-STATUS WHAT -- COMMAND...: output (stdout and stderr) in out.txt
+run() {
+  local expected=$1 what=$2
+  shift 3
+  "$@" >out.txt 2>&1
+  expect_status "$expected" $? "$what"
+}
+# json COMMAND EXPECTED-STATUS WHAT [PATH=VALUE...] -- FG-ARGUMENTS...: validates stdout
+json_ok() {
+  local command=$1 expected=$2 what=$3
+  shift 3
+  local checks=()
+  while [ "$1" != "--" ]; do checks+=("$1"); shift; done
+  shift
+  "$FG" "$@" >out.json 2>err.txt
+  local status=$?
+  if [ "$status" != "$expected" ]; then
+    fail "$what: expected exit $expected, got $status"; sed 's/^/      /' err.txt | head -10; return
+  fi
+  if [ -z "$JSON_SCHEMA_OK" ]; then
+    "$PYTHON" -c 'import json; json.load(open("out.json"))' && pass "$what: JSON (schema not checked)" ||
+      fail "$what: not JSON"
+  elif "$PYTHON" "$ROOT/tests/e2e/validate_json.py" "$SCHEMA" out.json "$command" "${checks[@]}" >check.txt 2>&1; then
+    pass "$what: valid $command JSON (exit $status)"
+  else
+    fail "$what: the JSON does not follow docs/json.md:"; sed 's/^/      /' check.txt | head -20
+  fi
+}
+
+# The JSON checks need python3 with jsonschema (python3-jsonschema, installed by scripts/install-deps);
+# without it they only check that the output parses, and the test ends as skipped.
+JSON_SCHEMA_OK=yes
+"$PYTHON" -c 'import jsonschema' 2>/dev/null || JSON_SCHEMA_OK=""
+
+cd "$WORK"
+mkdir -p project/suites project/other && cd project
+cat > suites/small.yaml <<'YAML'
+suite: small
+backends:
+  - name: ref
+    use: reference
+cases:
+  - op: sum
+    order: [sequential, pairwise]
+    n: [4, 16]
+YAML
+cat > other/tiny.yaml <<'YAML'
+suite: tiny
+backends:
+  - name: ref
+    use: reference
+cases:
+  - op: sum
+    order: reverse
+    n: 5
+YAML
+
+# --- help and version -----------------------------------------------------------------------------
+declare -A OPTIONS=(
+  [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
+  [check]="--suites --golden --suite --backend --case --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH"
+  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm"
+  [diff]="OLD NEW --json"
+  [show]="TREE --format --output --json"
+  [reveal]="--backend --format --json --algorithm --reveal-seed"
+  [env]="--json")
+for command in list check update diff show reveal env; do
+  run 0 "$command --help" -- "$FG" "$command" --help
+  for option in ${OPTIONS[$command]}; do expect_in "$option" out.txt "$command --help mentions $option"; done
+  cp out.txt help.txt
+  run 0 "$command -h" -- "$FG" "$command" -h
+  cmp -s out.txt help.txt && pass "$command -h prints the same help" || fail "$command -h differs from --help"
+  run 0 "help $command" -- "$FG" help "$command"
+  cmp -s out.txt help.txt && pass "help $command prints the same help" || fail "help $command differs from $command --help"
+done
+run 0 "--help" -- "$FG" --help
+for command in list check update diff show reveal env; do expect_in "$command" out.txt "--help lists $command"; done
+expect_in "exit status:" out.txt "--help documents the exit statuses"
+run 2 "no command prints the help and fails" -- "$FG"
+expect_in "Usage: fprev-golden" out.txt "no command: the usage"
+run 0 "--version" -- "$FG" --version
+expect_in "fprev-golden $VERSION" out.txt "--version prints the project version"
+run 0 "reveal --backend reference --help" -- "$FG" reveal --backend reference --help
+for option in --order --n --lanes --block --width --seed strided_pairwise; do
+  expect_in "$option" out.txt "the reference backend's help mentions $option"
+done
+run 0 "reveal --backend tcsim --help" -- "$FG" reveal --backend tcsim --help
+expect_in "--arch" out.txt "the tcsim backend's help lists its settings"
+
+# --- rejected command lines: exit 2, naming what is wrong ---------------------------------------------
+run 2 "an unknown command" -- "$FG" frobnicate
+expect_in "unknown command 'frobnicate'" out.txt "the unknown command is named"
+for command in list check update env; do
+  run 2 "$command --bogus" -- "$FG" "$command" --bogus
+  expect_in "fprev-golden $command: error:" out.txt "$command: the error names the command"
+  expect_in "--bogus" out.txt "$command: the unknown option is named"
+done
+run 2 "check -x (unknown short option)" -- "$FG" check -x
+expect_in "-x" out.txt "the unknown short option is named"
+run 2 "diff with a third argument" -- "$FG" diff '(0 1)' '(0 1)' stray-argument
+expect_in "stray-argument" out.txt "the stray argument is named"
+run 2 "env with an argument" -- "$FG" env stray-argument
+expect_in "stray-argument" out.txt "env: the stray argument is named"
+run 2 "show without a tree" -- "$FG" show
+expect_in "TREE is required" out.txt "show: the missing argument is named"
+run 2 "check of a suite path that does not exist" -- "$FG" check no/such/suite.yaml
+expect_in "no/such/suite.yaml" out.txt "the missing suite path is named"
+run 2 "check --seed x" -- "$FG" check --seed x
+expect_in "--seed" out.txt "the badly typed option is named"
+run 2 "update --reveal-seed -1" -- "$FG" update --reveal-seed -1
+expect_in "--reveal-seed" out.txt "a negative seed is rejected by name"
+run 2 "check --algorithm clever" -- "$FG" check --algorithm clever
+expect_in "--algorithm" out.txt "the option with a bad choice is named"
+run 2 "show --format pdf" -- "$FG" show '(0 1)' --format pdf
+expect_in "--format" out.txt "show: the bad format is named"
+run 2 "show --format json --json" -- "$FG" show '(0 1)' --format json --json
+run 2 "check --golden given twice" -- "$FG" check --golden a --golden b
+expect_in "--golden" out.txt "an option given twice is named"
+run 2 "check --golden with no value" -- "$FG" check --golden
+expect_in "--golden" out.txt "the option missing its value is named"
+run 2 "reveal without --backend" -- "$FG" reveal --order pairwise --n 8
+expect_in "--backend" out.txt "reveal asks for --backend"
+run 2 "reveal --backend nope" -- "$FG" reveal --backend nope
+expect_in "allowed values: " out.txt "an unknown backend lists the backends"
+run 2 "reveal with a setting the backend does not take" -- \
+  "$FG" reveal --backend reference --order pairwise --n 8 --library openblas
+expect_in "unknown option --library for backend reference" out.txt "the unknown backend option is named"
+expect_in "--order" out.txt "the allowed options are listed"
+run 2 "reveal with a badly typed case parameter" -- "$FG" reveal --backend reference --order pairwise --n x
+expect_in "'n'" out.txt "the bad case parameter is named"
+run 2 "reveal with a bad choice" -- "$FG" reveal --backend reference --order sideways --n 8
+expect_in "allowed values:" out.txt "the bad choice lists the allowed values"
+run 2 "reveal with a stray argument" -- "$FG" reveal --backend reference --order pairwise --n 8 stray-argument
+expect_in "stray-argument" out.txt "reveal: the stray argument is named"
+run 2 "check --golden naming a file" -- "$FG" check --golden suites/small.yaml
+expect_in "is not a directory" out.txt "a --golden that is a file is refused"
+
+# --- what works -------------------------------------------------------------------------------------
+run 0 "reveal with backend options" -- "$FG" reveal --backend reference --order pairwise --n 4
+expect_in "((0 1) (2 3))" out.txt "pairwise n=4 is ((0 1) (2 3))"
+run 0 "reveal --lanes=2 (the = form)" -- "$FG" reveal --backend reference --order strided_sequential --lanes=2 --n 4
+expect_in "((0 2) (1 3))" out.txt "two strided lanes of 4 summands: ((0 2) (1 3))"
+"$FG" reveal --backend reference --order random_tree --n 12 --seed 1 >seed1.txt 2>&1
+"$FG" reveal --backend reference --order random_tree --n 12 --seed 2 >seed2.txt 2>&1
+if ! cmp -s seed1.txt seed2.txt; then pass "reveal --seed reaches the reference backend's seed parameter"
+else fail "reveal --seed does not change the random tree"; fi
+run 0 "reveal --reveal-seed (the engine's seed)" -- "$FG" reveal --backend reference --order pairwise --n 4 --reveal-seed 7
+run 0 "update creates the goldens" -- "$FG" update
+expect_in "4 created" out.txt "update counts the created goldens"
+run 0 "check of a suite file given positionally" -- "$FG" check other/tiny.yaml
+expect_in "1 skipped" out.txt "only the positional suite's case ran"
+expect_not_in "small" out.txt "the default suites were not run"
+expect_in "$FG update --suites other/tiny.yaml --suite tiny --backend ref --case sum-float32-reverse-n5" \
+  out.txt "the accept command repeats the suite path"
+
+# --- exit statuses of the error handler ------------------------------------------------------------------
+run 1 "update into a golden path that cannot be created" -- "$FG" update --golden suites/small.yaml/x
+expect_in "fprev-golden update: error:" out.txt "a golden write error is reported by the handler"
+# (Not meaningful under AddressSanitizer, which cannot start under a virtual-memory limit; the
+# sanitizer run of scripts/test-all runs the unit tests only.)
+(ulimit -v 4000000; "$FG" reveal --backend reference --order sequential --n 1073741824) >out.txt 2>&1
+expect_status 3 $? "out of memory is an internal error"
+expect_in "fprev-golden reveal: error: out of memory" out.txt "out of memory is reported as such"
+mkdir bad && printf 'suite: bad\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: sideways\n    n: 8\n' >bad/bad.yaml
+run 2 "an invalid suite" -- "$FG" list bad
+expect_in "fprev-golden list: error: the suites are invalid (1 problem):" out.txt "the handler's line for an invalid suite"
+expect_in "bad/bad.yaml:7:12: error:" out.txt "each problem on a file:line:col line"
+CI=true "$FG" update >out.txt 2>&1
+expect_status 2 $? "update refuses under CI"
+expect_in "fprev-golden update: error: refusing to re-baseline" out.txt "the refusal goes through the handler"
+
+# --- JSON: every command, docs/json.md's schema, and values ---------------------------------------------
+G=golden/any/small/ref
+json_ok list 0 "list --json" cases/0/suite=small cases/3/test=reproducibility/small/ref/sum-float32-pairwise-n16 \
+  cases/0/params/order=sequential cases/0/line=@number -- list --json
+json_ok check 0 "check --json, all passing" counts/passed=4 counts/failed=0 strict=false \
+  cases/0/status=passed cases/0/outcome=passed cases/0/revealed/sexpr='(((0 1) 2) 3)' \
+  cases/0/golden/metadata/suite=small cases/0/accept_command=null cases/0/stats/probes=@number -- check --json
+json_ok update 0 "update --json" command=update counts/unchanged=4 cases/0/status=unchanged -- update --json
+sed -i -e 's/^n0\.2 = (0 1)$/n0.2 = (0 2)/' -e 's/^n2\.2 = (2 3)$/n1.2 = (1 3)/' \
+       -e 's/^n0\.4 = (n0\.2 n2\.2)$/n0.4 = (n0.2 n1.2)/' -e 's/^sexpr: ((0 1) (2 3))$/sexpr: ((0 2) (1 3))/' \
+       "$G/sum-float32-pairwise-n4.golden"
+json_ok check 1 "check --json, a changed tree" counts/failed=1 cases/2/status=differs cases/2/outcome=failed \
+  cases/2/golden/tree/sexpr='((0 2) (1 3))' cases/2/revealed/sexpr='((0 1) (2 3))' cases/2/diff/equal=false \
+  cases/2/diff/differences/0/leaves='{0..3}' cases/2/accept_command=@nonempty -- check --json
+rm "$G/sum-float32-sequential-n16.golden"
+json_ok check 1 "check --json --strict, a missing golden" strict=true cases/1/status=missing_golden \
+  cases/1/outcome=failed cases/1/golden=null cases/1/accept_command=@nonempty -- check --json --strict
+json_ok check 1 "check --json, a missing golden (not strict)" cases/1/outcome=skipped counts/skipped=1 -- check --json
+json_ok reveal 0 "reveal --json" tree/sexpr='((0 1) (2 3))' tree/leaves=4 tree/depth=2 tree/arity/2=3 \
+  tree/description=pairwise case/order=pairwise backend=reference diagnostic=null identity/platform_key=any \
+  -- reveal --backend reference --order pairwise --n 4 --json
+json_ok reveal 1 "reveal --format json of a misbehaving target" tree=null diagnostic/finding=nondeterministic \
+  diagnostic/variability/runs=@number -- reveal --backend reference --order nondeterministic --n 8 --format json
+json_ok reveal 1 "reveal --json of a NaN-producing target" diagnostic/finding=non_finite_output \
+  diagnostic/raw_output=nan -- reveal --backend reference --order nan --n 8 --json
+json_ok show 0 "show --format json of a golden" metadata/suite=small metadata/case=sum-float32-pairwise-n16 \
+  tree/leaves=16 input=@string -- show "$G/sum-float32-pairwise-n16.golden" --format json
+json_ok show 0 "show --json of an S-expression" metadata=null tree/sexpr='((0 1) 2)' tree/description=sequential \
+  -- show '((0 1) 2)' --json
+json_ok diff 1 "diff --json of two different trees" diff/equal=false diff/comparable=true \
+  diff/agreeing_inner_nodes=1 old/tree/sexpr='((0 1) (2 3))' new/metadata=null -- diff '((0 1) (2 3))' '((0 2) (1 3))' --json
+json_ok diff 0 "diff --json of equal trees" diff/equal=true diff/differences='[]' -- diff '((0 1) 2)' '((0 1) 2)' --json
+json_ok diff 1 "diff --json of trees over different leaves" diff/comparable=false diff/note=@string \
+  -- diff '((0 1) 2)' '(0 1)' --json
+json_ok env 0 "env --json" backends/0/name=@string os=@string -- env --json
+"$PYTHON" -c 'import json,sys; d=json.load(open("out.json")); r=[b for b in d["backends"] if b["name"]=="reference"][0]; sys.exit(0 if r["state"]=="usable" and r["identity"]["platform_key"]=="any" else 1)' \
+  && pass "env --json: the reference backend is usable everywhere" || fail "env --json: reference not usable"
+"$FG" check --json >out.json 2>/dev/null
+"$PYTHON" -c 'import json; json.load(open("out.json"))' && pass "--json keeps stdout pure JSON" || fail "stdout is not pure JSON"
+rm -rf golden
+
+# --- CTest: JUnit failure messages, accept commands that work as printed ---------------------------------
+"$FG" update >/dev/null 2>&1
+configure_downstream_project
+sed -i -e 's/^n0\.2 = (0 1)$/n0.2 = (0 2)/' -e 's/^n2\.2 = (2 3)$/n1.2 = (1 3)/' \
+       -e 's/^n0\.4 = (n0\.2 n2\.2)$/n0.4 = (n0.2 n1.2)/' -e 's/^sexpr: ((0 1) (2 3))$/sexpr: ((0 2) (1 3))/' \
+       "$G/sum-float32-pairwise-n4.golden"
+rm "$G/sum-float32-sequential-n16.golden"
+(cd build && "$CTEST" --output-junit junit.xml --output-on-failure >../ctest.txt 2>&1)
+expect_status 8 $? "ctest fails on the changed tree"
+expect_in 'message="Error regular expression found in output. Regex=[the summation tree changed]"' \
+  build/junit.xml "the JUnit failure message names the failure"
+expect_in '<skipped message="SKIP_RETURN_CODE=77"/>' build/junit.xml "the missing golden is a JUnit skip"
+accept=$(grep -m1 -A1 "accept it with:" build/Testing/Temporary/LastTest.log | tail -n1 | sed 's/^ *//')
+case "$accept" in
+  /*" update --suites /"*" --golden /"*" --suite small --backend ref --case sum-float32-pairwise-n4")
+    pass "the accept command has the real executable and absolute paths" ;;
+  *) fail "the accept command is not absolute: '$accept'" ;;
+esac
+create=$(grep -m1 "create it with:" build/Testing/Temporary/LastTest.log | sed 's/^ *create it with: //')
+(cd / && bash -c "$accept" >/dev/null 2>&1); expect_status 0 $? "the accept command works as printed, from /"
+(cd / && bash -c "$create" >/dev/null 2>&1); expect_status 0 $? "the create command works as printed, from /"
+(cd build && "$CTEST" >../ctest.txt 2>&1); expect_status 0 $? "after the printed commands ctest passes"
+expect_in "100% tests passed" ctest.txt "no failure and no skip remains"
+
+# An FPREV_<BACKEND>_<SETTING> override in effect is part of the printed command: without it the
+# command would record another configuration's tree.
+cat > suites/sim.yaml <<'YAML'
+suite: sim
+backends:
+  - name: tc
+    use: tcsim
+    arch: volta
+cases:
+  - op: gemm
+    dtype: float16
+    m: 2
+    n: 2
+    k: 12
+YAML
+(cd build && FPREV_TCSIM_ARCH=ampere "$CTEST" -R sim >../ctest.txt 2>&1)
+create=$(grep -m1 "create it with:" build/Testing/Temporary/LastTest.log | sed 's/^ *create it with: //')
+case "$create" in
+  "FPREV_TCSIM_ARCH=ampere /"*) pass "the printed command sets the override that was in effect" ;;
+  *) fail "the override is missing from '$create'" ;;
+esac
+(cd / && bash -c "$create" >/dev/null 2>&1); expect_status 0 $? "the command with the override works as printed"
+ls golden/*/sim/tc/*.golden >/dev/null 2>&1 && pass "it created the golden" || fail "no golden for sim"
+(cd build && FPREV_TCSIM_ARCH=ampere "$CTEST" -R sim >../ctest.txt 2>&1)
+expect_status 0 $? "with the same override the case now passes"
+
+# A target that misbehaves: the JUnit message names the finding. (The golden comes from a
+# sequential sum under the same case id: without a golden the case would be skipped unrevealed.)
+printf 'suite: flaky\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: ORDER\n    n: 8\n    id: flaky-{n}\n' \
+  >flaky.template
+sed 's/ORDER/sequential/' flaky.template >suites/flaky.yaml
+"$FG" update --suite flaky >/dev/null 2>&1
+sed 's/ORDER/nondeterministic/' flaky.template >suites/flaky.yaml
+(cd build && "$CTEST" -R flaky --output-junit junit-flaky.xml >../ctest.txt 2>&1)
+expect_status 8 $? "ctest fails on a misbehaving target"
+expect_in 'Regex=[the target misbehaves: nondeterministic]' build/junit-flaky.xml \
+  "the JUnit failure message names the finding"
+rm suites/flaky.yaml
+
+if [ "$failures" -eq 0 ] && [ -z "$JSON_SCHEMA_OK" ]; then
+  echo "SKIP: the JSON schema checks need python3-jsonschema (scripts/install-deps installs it)"; exit 77
+fi
+finish cli

@@ -1,0 +1,32 @@
+# Helpers of the end-to-end scripts (sourced): each check prints "ok   - ..." or "FAIL - ..." and
+# counts the failures; finish() prints the closing line and exits.
+failures=0
+pass() { echo "ok   - $1"; }
+fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
+expect_status() {  # expected, actual, what
+  if [ "$1" = "$2" ]; then pass "$3 (exit $2)"; else fail "$3: expected exit $1, got $2"; fi
+}
+expect_in() {  # needle, file, what
+  if grep -qF -- "$1" "$2"; then pass "$3"; else fail "$3: '$1' not in output:"; sed 's/^/      /' "$2" | head -40; fi
+}
+expect_not_in() {  # needle, file, what
+  if grep -qF -- "$1" "$2"; then fail "$3: '$1' in output"; else pass "$3"; fi
+}
+# A CMake project in the current directory that registers suites/ and golden/ with
+# fprev_add_reproducibility_suites (needs ROOT, FG, CMAKE), configured into build/.
+configure_downstream_project() {
+  cat > CMakeLists.txt <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(downstream NONE)
+include(CTest)
+include("$ROOT/cmake/FprevReproducibility.cmake")
+fprev_add_reproducibility_suites(SUITES suites GOLDEN_DIR golden EXECUTABLE "$FG")
+CMAKE
+  "$CMAKE" -S . -B build >cmake.log 2>&1
+  expect_status 0 $? "a downstream project configures"
+}
+finish() {  # name
+  echo
+  if [ "$failures" -eq 0 ]; then echo "e2e $1: all checks passed"; exit 0; fi
+  echo "e2e $1: $failures check(s) failed"; exit 1
+}

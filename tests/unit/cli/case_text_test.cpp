@@ -1,0 +1,96 @@
+// The text of check/update reports: counts, the closing line, failure reasons (also CTest's
+// FAIL_REGULAR_EXPRESSION phrases) and the case blocks.
+#include "report/case_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "fprev/sexpr.hpp"
+
+namespace fprev::cli {
+namespace {
+
+CaseResult result(CaseStatus status) {
+  CaseResult r;
+  r.suite = "s";
+  r.backend = "b";
+  r.case_id = "c";
+  r.status = status;
+  r.platform_key = "any";
+  return r;
+}
+
+TEST(CaseText, CountsAndClosingLine) {
+  std::vector<CaseResult> results;
+  for (CaseStatus s : {CaseStatus::passed, CaseStatus::differs, CaseStatus::missing_golden,
+                       CaseStatus::unavailable, CaseStatus::misbehaves})
+    results.push_back(result(s));
+  const CaseCounts lenient = count_cases(results, false);
+  EXPECT_EQ(closing_line(lenient), "1 passed, 2 failed, 2 skipped");
+  const CaseCounts strict = count_cases(results, true);
+  EXPECT_EQ(closing_line(strict), "1 passed, 3 failed, 1 skipped");
+  const CaseCounts update = count_cases({result(CaseStatus::created), result(CaseStatus::unchanged),
+                                         result(CaseStatus::unchanged), result(CaseStatus::misbehaves)},
+                                        false);
+  EXPECT_EQ(closing_line(update), "1 created, 2 unchanged, 3 passed, 1 failed, 0 skipped");
+}
+
+TEST(CaseText, EveryFailureReasonIsAListedPhraseWithoutRegexCharacters) {
+  const std::vector<std::string> phrases = all_failure_reasons();
+  const auto listed = [&](const std::string& reason) {
+    return std::find(phrases.begin(), phrases.end(), reason) != phrases.end();
+  };
+  for (const std::string& phrase : phrases) {
+    EXPECT_EQ(phrase.find_first_of("^$.[]|()*+?\\;"), std::string::npos) << phrase;
+  }
+  for (CaseStatus status : {CaseStatus::differs, CaseStatus::broken_golden, CaseStatus::missing_golden}) {
+    const std::string reason = failure_reason(result(status), true);
+    EXPECT_FALSE(reason.empty());
+    EXPECT_TRUE(listed(reason)) << reason;
+  }
+  for (int f = 0; f <= static_cast<int>(Finding::target_error); ++f) {
+    CaseResult r = result(CaseStatus::misbehaves);
+    r.diagnostic = Diagnostic{};
+    r.diagnostic->finding = static_cast<Finding>(f);
+    EXPECT_TRUE(listed(failure_reason(r, false))) << failure_reason(r, false);
+  }
+  EXPECT_EQ(failure_reason(result(CaseStatus::missing_golden), false), "");
+  EXPECT_EQ(failure_reason(result(CaseStatus::passed), true), "");
+}
+
+TEST(CaseText, AChangedTreeShowsTheDiffAndTheAcceptCommand) {
+  CaseResult r = result(CaseStatus::differs);
+  r.golden = Golden{};
+  r.golden->tree = parse_sexpr("((0 1) (2 3))");
+  r.revealed = parse_sexpr("((0 2) (1 3))");
+  r.golden_path = "golden/any/s/b/c.golden";
+  std::ostringstream out;
+  print_case_details(out, r, false, "ACCEPT-COMMAND");
+  const std::string text = out.str();
+  EXPECT_EQ(text.rfind("FAILED reproducibility/s/b/c: the summation tree changed\n", 0), 0u) << text;
+  EXPECT_NE(text.find("((0 1) (2 3))"), std::string::npos) << text;
+  EXPECT_NE(text.find("((0 2) (1 3))"), std::string::npos) << text;
+  EXPECT_NE(text.find("  golden file: golden/any/s/b/c.golden\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("accept it with:\n    ACCEPT-COMMAND\n"), std::string::npos) << text;
+}
+
+TEST(CaseText, AMissingGoldenIsASkipOrAStrictFailure) {
+  std::ostringstream skip, strict;
+  print_case_details(skip, result(CaseStatus::missing_golden), false, "CREATE");
+  print_case_details(strict, result(CaseStatus::missing_golden), true, "CREATE");
+  EXPECT_EQ(skip.str().rfind("SKIPPED reproducibility/s/b/c: no golden for platform 'any'", 0), 0u) << skip.str();
+  EXPECT_NE(skip.str().find("  create it with: CREATE\n"), std::string::npos);
+  EXPECT_EQ(strict.str().rfind("FAILED reproducibility/s/b/c: no golden for this platform and strict mode is on", 0), 0u)
+      << strict.str();
+}
+
+TEST(CaseText, PassedCasesPrintNothing) {
+  std::ostringstream out;
+  print_case_details(out, result(CaseStatus::passed), false, "");
+  print_case_details(out, result(CaseStatus::unchanged), false, "");
+  EXPECT_EQ(out.str(), "");
+}
+
+}  // namespace
+}  // namespace fprev::cli

@@ -1,0 +1,100 @@
+// Reporters: the same case results as text, JSON and the CTest mode; a list forwards to each.
+#include "report/reporter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "fprev/sexpr.hpp"
+#include "report/json.hpp"
+
+namespace fprev::cli {
+namespace {
+
+std::vector<CaseResult> two_results() {
+  CaseResult passed;
+  passed.suite = "s";
+  passed.backend = "b";
+  passed.case_id = "ok";
+  passed.status = CaseStatus::passed;
+  passed.platform_key = "any";
+  passed.revealed = parse_sexpr("((0 1) 2)");
+  passed.target_description = "a target";
+  passed.golden_path = "g/ok.golden";
+  CaseResult missing = passed;
+  missing.case_id = "new";
+  missing.status = CaseStatus::missing_golden;
+  missing.revealed.reset();
+  return {passed, missing};
+}
+
+// Runs the events of a check of two_results() through `reporter`.
+void run(Reporter& reporter, bool strict) {
+  static const std::vector<CaseResult> results = two_results();
+  static const std::vector<GoldenLocation> obsolete = {{"g/old.golden", "any", "s", "b", "old"}};
+  reporter.run_started({"check", strict, results.size()});
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    reporter.case_started(k, results[k].case_id);
+    reporter.case_finished(results[k], k == 1 ? "CREATE" : "");
+  }
+  reporter.run_finished({results, obsolete, count_cases(results, strict)});
+}
+
+TEST(Reporters, TextHasTheBlocksTableObsoleteAndClosingLine) {
+  std::ostringstream out, progress;
+  auto reporter = make_text_reporter(out, progress, false);
+  run(*reporter, false);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("SKIPPED reproducibility/s/b/new"), std::string::npos) << text;
+  EXPECT_NE(text.find("create it with: CREATE"), std::string::npos) << text;
+  EXPECT_NE(text.find("missing golden"), std::string::npos) << text;  // the table
+  EXPECT_NE(text.find("1 obsolete golden(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 passed, 0 failed, 1 skipped\n"), std::string::npos) << text;
+  EXPECT_EQ(progress.str(), "");
+}
+
+TEST(Reporters, TextProgressGoesToItsOwnStream) {
+  std::ostringstream out, progress;
+  auto reporter = make_text_reporter(out, progress, true);
+  run(*reporter, false);
+  EXPECT_NE(progress.str().find("[2/2] new"), std::string::npos);
+  EXPECT_EQ(out.str().find("[1/2]"), std::string::npos);
+}
+
+TEST(Reporters, JsonIsOneDocumentWithCountsAndCases) {
+  std::ostringstream out;
+  auto reporter = make_json_reporter(out);
+  run(*reporter, true);
+  const Json json = Json::parse(out.str());
+  EXPECT_EQ(json["command"], "check");
+  EXPECT_EQ(json["strict"], true);
+  EXPECT_EQ(json["counts"]["passed"], 1);
+  EXPECT_EQ(json["counts"]["failed"], 1);  // strict: the missing golden fails
+  EXPECT_EQ(json["summary"], "1 passed, 1 failed, 0 skipped");
+  ASSERT_EQ(json["cases"].size(), 2u);
+  EXPECT_EQ(json["cases"][1]["accept_command"], "CREATE");
+  EXPECT_EQ(json["obsolete_goldens"], Json::array({"g/old.golden"}));
+}
+
+TEST(Reporters, CTestModePrintsTheCaseOnly) {
+  std::ostringstream out;
+  auto reporter = make_ctest_reporter(out);
+  run(*reporter, false);
+  EXPECT_EQ(out.str(),
+            "passed: a target matches g/ok.golden\n"
+            "SKIPPED reproducibility/s/b/new: no golden for platform 'any' ()\n"
+            "  create it with: CREATE\n");
+}
+
+TEST(Reporters, AListForwardsEveryEventToEachReporter) {
+  std::ostringstream text, json;
+  ReporterList list;
+  list.add(make_text_reporter(text, text, false));
+  list.add(make_json_reporter(json));
+  run(list, false);
+  EXPECT_NE(text.str().find("1 passed, 0 failed, 1 skipped"), std::string::npos);
+  EXPECT_EQ(Json::parse(json.str())["counts"]["skipped"], 1);
+}
+
+}  // namespace
+}  // namespace fprev::cli
