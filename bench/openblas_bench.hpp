@@ -12,24 +12,34 @@
 
 namespace fprev_bench {
 
-inline const fprev::BackendInstance* openblas() {
-  static const std::unique_ptr<fprev::BackendInstance> instance = []() -> std::unique_ptr<fprev::BackendInstance> {
-    const fprev::Backend* backend = fprev::builtin_backends().find("blas");
-    if (backend == nullptr) return nullptr;
-    try {
-      return backend->open({{"library", "openblas"}, {"threads", "1"}});
-    } catch (const std::exception&) {
-      return nullptr;
-    }
+inline std::unique_ptr<fprev::BackendInstance> open_openblas(const fprev::Params& extra) {
+  const fprev::Backend* backend = fprev::builtin_backends().find("blas");
+  if (backend == nullptr) return nullptr;
+  fprev::Params settings{{"library", "openblas"}, {"threads", "1"}};
+  settings.insert(extra.begin(), extra.end());
+  try {
+    return backend->open(settings);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// OpenBLAS with the kernel family it picks by itself, or (forced) that same family forced through
+// the `kernel` setting: a copy of the library in a link-map namespace of its own.
+inline const fprev::BackendInstance* openblas(bool forced = false) {
+  static const std::unique_ptr<fprev::BackendInstance> own = open_openblas({});
+  static const std::unique_ptr<fprev::BackendInstance> forced_own = [] {
+    return own ? open_openblas({{"kernel", own->identity().details.at("kernel_family")}}) : nullptr;
   }();
-  return instance.get();
+  return forced ? forced_own.get() : own.get();
 }
 
 // Reveals the OpenBLAS case once per iteration; returns the last result (nullopt when OpenBLAS is
 // missing: the benchmark is then marked as an error) and labels the state with the target.
 inline std::optional<fprev::RevealResult> reveal_openblas(benchmark::State& state,
-                                                          const fprev::Params& case_params) {
-  const fprev::BackendInstance* instance = openblas();
+                                                          const fprev::Params& case_params,
+                                                          bool forced = false) {
+  const fprev::BackendInstance* instance = openblas(forced);
   if (instance == nullptr) {
     state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
     return std::nullopt;
@@ -42,7 +52,9 @@ inline std::optional<fprev::RevealResult> reveal_openblas(benchmark::State& stat
     result = fprev::reveal(*target);
     benchmark::DoNotOptimize(result->map.classes.size());
   }
-  state.SetLabel(target->info().description);
+  state.SetLabel(target->info().description + ", " +
+                 instance->identity().details.at("kernel_family") +
+                 (forced ? " forced" : " (own choice)"));
   state.counters["leaves"] = static_cast<double>(target->info().n);
   state.counters["probes"] = static_cast<double>(result->stats.probes);
   state.counters["target_calls"] = static_cast<double>(result->stats.target_calls);

@@ -30,6 +30,9 @@ AcceptCommand::AcceptCommand(std::string program, std::vector<std::string> selec
 
 std::string AcceptCommand::for_case(const Suite& suite, const SuiteCase& c) const {
   std::string command;
+  // Where backend modules were found (a project's own backend; fprev/backend_module.hpp).
+  if (const char* path = std::getenv("FPREV_BACKEND_PATH"); path != nullptr && *path != '\0')
+    command += "FPREV_BACKEND_PATH=" + shell_quote(path) + " ";
   if (const BackendInstanceSpec* instance = suite.find_backend(c.backend_instance))
     if (const Backend* backend = builtin_backends().find(instance->use))
       for (const auto& assignment : environment_overrides(*backend)) command += assignment + " ";

@@ -1,7 +1,8 @@
 // The command that accepts (or creates) the golden of a case, as check and the CTest tests print
 // it. It must work as printed: it names the program as it was run, repeats the --suites/--golden
 // arguments of the run, and sets the FPREV_<BACKEND>_<SETTING> overrides that were in effect (a
-// golden accepted without FPREV_BLAS_LIBRARY=... would record another library's tree).
+// golden accepted without FPREV_BLAS_LIBRARY=... would record another library's tree) and the
+// FPREV_BACKEND_PATH that found the backend modules (a downstream project's own backend).
 #pragma once
 
 #include <string>

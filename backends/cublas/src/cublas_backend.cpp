@@ -1,47 +1,24 @@
-// The "cublas" backend as the registry sees it: its parameters, suite validation and open(). This
-// part needs no CUDA headers and is in every build, so suites naming `use: cublas` load, validate
-// and list the same cases on every machine; opening an instance goes through cuda_seam.hpp to the
-// CUDA half (src/cuda/) or, in a build without the toolkit, to src/no_cuda/, which says why not.
-#include <memory>
-
+// What both parts of the backend say about it (cuda_seam.hpp): its name, parameters and suite
+// validation, without CUDA.
 #include "cuda_seam.hpp"
 #include "fprev/backends/cublas.hpp"
 
-namespace fprev {
-namespace cublas {
-namespace {
+namespace fprev::cublas::detail {
 
-class CublasBackend final : public Backend {
- public:
-  std::string_view name() const override { return "cublas"; }
-  std::string_view summary() const override {
-    return "cuBLAS and cuBLASLt on an NVIDIA GPU: dot, gemv, gemm, GemmEx and LtMatmul with "
-           "float32/float64 and the Tensor Core formats float16, bfloat16, tf32, fp8";
-  }
-  std::vector<ParamSpec> instance_params() const override { return instance_param_specs(); }
+std::string_view CublasBackendBase::name() const { return "cublas"; }
 
-  // Suites are validated without opening an instance (there may be no GPU, or no CUDA toolkit, on
-  // the machine that checks them): the case parameters and their combinations do not depend on
-  // the device.
-  std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
-  void validate_case(const Params& resolved) const override {
-    (void)parse_case(resolved, parse_instance_settings(resolve_params(instance_param_specs(), {},
-                                                                      "cublas")));
-  }
-
-  std::unique_ptr<BackendInstance> open(const Params& params) const override {
-    // Settings first: a bad setting is a ConfigError on every machine, GPU and toolkit or not.
-    const InstanceSettings settings =
-        parse_instance_settings(resolve_params(instance_param_specs(), params, "cublas"));
-    return detail::open_instance(settings);
-  }
-};
-
-}  // namespace
-}  // namespace cublas
-
-void register_cublas_backend(BackendRegistry& registry) {
-  registry.add(std::make_unique<cublas::CublasBackend>());
+std::string_view CublasBackendBase::summary() const {
+  return "cuBLAS and cuBLASLt on an NVIDIA GPU: dot, gemv, gemm, GemmEx and LtMatmul with "
+         "float32/float64 and the Tensor Core formats float16, bfloat16, tf32, fp8";
 }
 
-}  // namespace fprev
+std::vector<ParamSpec> CublasBackendBase::instance_params() const { return instance_param_specs(); }
+
+std::vector<ParamSpec> CublasBackendBase::case_params() const { return case_param_specs(); }
+
+void CublasBackendBase::validate_case(const Params& resolved) const {
+  (void)parse_case(resolved,
+                   parse_instance_settings(resolve_params(instance_param_specs(), {}, "cublas")));
+}
+
+}  // namespace fprev::cublas::detail

@@ -1,5 +1,6 @@
 // fprev-golden list: the expanded cases of the suites; --cmake-tests EXE prints CTest add_test()
 // calls (used by fprev_add_reproducibility_suites at ctest time).
+#include <cstdlib>
 #include <iostream>
 
 #include "../commands.hpp"
@@ -25,10 +26,15 @@ std::string regex_literal(const std::string& text) {
 // One test per case. FAIL_REGULAR_EXPRESSION lists the phrases of failure_reason(): the exit
 // status already fails the test, but CTest 3.25 fills JUnit's <failure message> only from the
 // expression that matched, so the report names the kind of failure ("the summation tree changed").
+// The tests run with the FPREV_BACKEND_PATH the discovery ran with: the backend modules the suites
+// need (fprev_add_reproducibility_suites(... BACKEND_MODULES) puts their directories on it).
 void print_cmake_tests(const Selection& selection, const std::string& executable, bool strict) {
   std::string reasons;
   for (const auto& reason : all_failure_reasons())
     reasons += (reasons.empty() ? "" : ";") + regex_literal(reason);
+  std::string environment;
+  if (const char* path = std::getenv("FPREV_BACKEND_PATH"); path != nullptr && *path != '\0')
+    environment = " ENVIRONMENT " + bracket(std::string("FPREV_BACKEND_PATH=") + path);
   for (const SelectedCase& sc : selection.cases) {
     const std::string name = test_name(*sc.suite, *sc.c);
     std::cout << "add_test(" << bracket(name) << " " << bracket(executable) << " check";
@@ -39,7 +45,8 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
               << (strict ? " --strict" : "") << ")\n";
     std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
               << bracket("reproducibility;" + sc.suite->name + ";" + sc.c->backend_instance)
-              << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << ")\n";
+              << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << environment
+              << ")\n";
   }
 }
 

@@ -3,7 +3,11 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <set>
 #include <sstream>
+
+#include "fprev/backend_module.hpp"
+#include "module_backends.hpp"
 
 namespace fprev {
 namespace {
@@ -52,6 +56,16 @@ void check_value(const ParamSpec& spec, const std::string& value, std::string_vi
 }
 
 }  // namespace
+
+std::string_view to_string(Unavailability reason) {
+  switch (reason) {
+    case Unavailability::not_installed: return "not_installed";
+    case Unavailability::host_cannot_run: return "host_cannot_run";
+    case Unavailability::unsupported_setting: return "unsupported_setting";
+    case Unavailability::unusable: return "unusable";
+  }
+  return "?";
+}
 
 Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
                       std::string_view context) {
@@ -121,19 +135,29 @@ void BackendRegistry::add(std::unique_ptr<Backend> backend) {
 
 const Backend* BackendRegistry::find(std::string_view name) const {
   auto it = backends_.find(name);
-  return it == backends_.end() ? nullptr : it->second.get();
+  if (it != backends_.end()) return it->second.get();
+  return offer_modules_ ? detail::module_backend(name) : nullptr;
 }
 
 std::vector<const Backend*> BackendRegistry::all() const {
+  std::map<std::string_view, const Backend*> by_name;
+  for (const auto& [name, backend] : backends_) by_name.emplace(name, backend.get());
+  if (offer_modules_) {
+    for (const std::string& name : available_backend_modules())
+      if (!by_name.contains(name))
+        if (const Backend* backend = detail::module_backend(name)) by_name.emplace(backend->name(), backend);
+  }
   std::vector<const Backend*> out;
-  for (const auto& [name, backend] : backends_) out.push_back(backend.get());
+  for (const auto& [name, backend] : by_name) out.push_back(backend);
   return out;
 }
 
 std::string BackendRegistry::names() const {
-  std::vector<std::string> names;
-  for (const auto& [name, backend] : backends_) names.push_back(name);
-  return join_values(names);
+  std::set<std::string> names;
+  for (const auto& [name, backend] : backends_) names.insert(name);
+  if (offer_modules_)
+    for (const std::string& name : available_backend_modules()) names.insert(name);
+  return join_values({names.begin(), names.end()});
 }
 
 }  // namespace fprev

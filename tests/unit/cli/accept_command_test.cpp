@@ -50,5 +50,16 @@ TEST(AcceptCommand, SetsTheOverridesOfTheCasesBackend) {
                      "--case dot-float32-n8");
 }
 
+TEST(AcceptCommand, SetsTheBackendModulePathInEffect) {
+  const Suite suite = tiny_suite("reference");
+  ::setenv("FPREV_BACKEND_PATH", "/p/build:/opt/my modules", 1);
+  const std::string command = AcceptCommand("fprev-golden", {}).for_case(suite, suite.cases[0]);
+  ::unsetenv("FPREV_BACKEND_PATH");
+  EXPECT_EQ(command, "FPREV_BACKEND_PATH='/p/build:/opt/my modules' fprev-golden update --suite "
+                     "'my suite' --backend inst --case dot-float32-n8");
+  EXPECT_EQ(AcceptCommand("fprev-golden", {}).for_case(suite, suite.cases[0]),
+            "fprev-golden update --suite 'my suite' --backend inst --case dot-float32-n8");
+}
+
 }  // namespace
 }  // namespace fprev::cli

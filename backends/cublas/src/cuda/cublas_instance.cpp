@@ -1,5 +1,5 @@
-// Opening a cuBLAS instance on a CUDA device (the CUDA half of cuda_seam.hpp): its identity and
-// platform key, and the targets for its cases.
+// Opening a cuBLAS instance on a CUDA device: its identity and platform key, and the targets for
+// its cases.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "cuda_seam.hpp"
 #include "cuda_support.hpp"
 #include "fprev/backends/cublas.hpp"
+#include "instance.hpp"
 #include "targets.hpp"
 
 namespace fprev {
@@ -106,14 +106,10 @@ class CublasInstance final : public BackendInstance {
 
 }  // namespace
 
-bool built_with_cuda_toolkit() { return true; }
-
 namespace detail {
 
-int cublas_build_version() { return CUBLAS_VERSION; }
-
 std::unique_ptr<BackendInstance> open_instance(const InstanceSettings& settings) {
-  DeviceQuery query = query_cuda_device(settings.device);
+  DeviceQuery query = query_device(settings.device);
   if (!query.device) throw BackendUnavailable(query.reason);
   // cuBLAS itself must start on the device (it fails e.g. when the GPU is too old for it).
   const cudaError_t set = cudaSetDevice(settings.device);

@@ -7,6 +7,7 @@
 
 #include "cuda_support.hpp"
 #include "fprev/backends/cublas.hpp"
+#include "instance.hpp"
 
 namespace fprev::cublas {
 namespace {
@@ -25,7 +26,7 @@ std::string hint(cudaError_t error) {
 
 }  // namespace
 
-DeviceQuery query_cuda_device(int ordinal) {
+DeviceQuery detail::query_device(int ordinal) {
   DeviceQuery query;
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);

@@ -4,9 +4,11 @@
 //
 // This header is free of CUDA types on purpose: it is the part of the backend that can be used and
 // tested without a GPU, and without the CUDA toolkit (settings, case validation, numeric traits,
-// platform keys). Everything that talks to the GPU lives in src/cuda/. The backend is registered in
-// every build; one made without the CUDA toolkit validates suites and lists their cases as usual,
-// and its open() throws BackendUnavailable saying that the toolkit was missing.
+// platform keys). Everything that talks to the GPU lives in src/cuda/, built into the backend
+// module fprev_backend_cublas.so that open() loads on demand (programs do not link CUDA). The
+// backend is registered in every build; one made without the CUDA toolkit validates suites and
+// lists their cases as usual, and its open() throws BackendUnavailable saying that the toolkit was
+// missing.
 #pragma once
 
 #include <cstddef>
@@ -52,9 +54,10 @@ struct DeviceQuery {
   std::string reason;  // empty when `device` is set
 };
 
-// Asks the CUDA runtime for device `ordinal`. Never throws and never crashes without a driver:
-// the runtime reports cudaErrorInsufficientDriver / cudaErrorNoDevice, which end up in `reason`.
-// In a build without the CUDA toolkit the reason says so.
+// Asks the CUDA runtime for device `ordinal`, loading the backend module on first use. Never throws
+// and never crashes without a driver: the runtime reports cudaErrorInsufficientDriver /
+// cudaErrorNoDevice, which end up in `reason`. In a build without the CUDA toolkit, or when the
+// module cannot be loaded (its file and dlerror()), the reason says so.
 DeviceQuery query_cuda_device(int ordinal = 0);
 
 // 12040 -> "12.4", 13000 -> "13.0"; 0 (no driver) -> "none".

@@ -1,0 +1,42 @@
+# Installation and the CMake package: `cmake --install build --prefix <prefix>`, then in another
+# project `find_package(fprev_golden CONFIG REQUIRED)` gives
+#   fprev::framework                    the shared framework library and its public headers
+#   fprev::fprev-golden                 the executable (imported)
+#   fprev_add_reproducibility_suites()  CTest tests from suites, running the installed executable
+#   fprev_add_backend_module()          a backend module of the downstream project
+#   fprev_golden_MODULE_DIR             <prefix>/lib/fprev-golden, where installed modules are found
+include(CMakePackageConfigHelpers)
+
+# The executable finds the framework, and the modules find it too, relative to themselves, so the
+# installed tree can be moved.
+file(RELATIVE_PATH fprev_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+set_target_properties(fprev-golden PROPERTIES INSTALL_RPATH "$ORIGIN/${fprev_bin_to_lib}")
+
+install(TARGETS fprev_framework fprev-golden EXPORT fprev_goldenTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/fprev ${FPREV_GENERATED_INCLUDE_DIR}/fprev
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Backend modules of this build (the CUDA part of cuBLAS), where the installed framework looks.
+get_property(FPREV_INSTALLED_MODULES GLOBAL PROPERTY FPREV_SHIPPED_BACKEND_MODULES)
+if(FPREV_INSTALLED_MODULES)
+  set_target_properties(${FPREV_INSTALLED_MODULES} PROPERTIES
+    INSTALL_RPATH "$ORIGIN/.."
+    INSTALL_RPATH_USE_LINK_PATH ON)  # keeps e.g. the CUDA toolkit's library directory
+  install(TARGETS ${FPREV_INSTALLED_MODULES} LIBRARY DESTINATION ${FPREV_INSTALL_MODULEDIR})
+endif()
+
+install(EXPORT fprev_goldenTargets NAMESPACE fprev:: DESTINATION ${FPREV_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/fprev_goldenConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/fprev_goldenConfig.cmake
+  INSTALL_DESTINATION ${FPREV_INSTALL_CMAKEDIR}
+  PATH_VARS FPREV_INSTALL_MODULEDIR)
+# Same major version, and not older than asked. The framework's C++ interface has no ABI promise,
+# but a 0.x minor version bump may change it: modules are checked at load time (backend_module.hpp).
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/fprev_goldenConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/fprev_goldenConfig.cmake
+              ${PROJECT_BINARY_DIR}/fprev_goldenConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FprevReproducibility.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FprevBackendModule.cmake
+        DESTINATION ${FPREV_INSTALL_CMAKEDIR})
