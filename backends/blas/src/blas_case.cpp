@@ -1,5 +1,6 @@
 #include "fprev/blas/blas_case.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -9,7 +10,7 @@ namespace {
 // BLAS dimensions are Fortran INTEGERs (32 bit in the LP64 interface), and the netlib reference
 // indexes A(I,J) as (J-1)*LDA+I in that type too: every matrix must stay below 2^31 elements.
 constexpr std::int64_t kMaxElements = std::numeric_limits<std::int32_t>::max();
-// All buffers of one target together (A, its staging copy, B, C): beyond this a case is a typo,
+// All buffers of one target together (A, B, C, the staged inputs): beyond this a case is a typo,
 // not a test.
 constexpr std::int64_t kMaxBytes = std::int64_t{8} << 30;
 
@@ -128,9 +129,10 @@ BlasCase parse_case(const Params& resolved) {
   const auto rows = static_cast<std::int64_t>(c.rows);
   const auto leaves = static_cast<std::int64_t>(c.leaves());
   const auto cols = static_cast<std::int64_t>(c.columns);
-  // A and its row-major staging copy, B (or x), C (or y).
+  const auto reduction = static_cast<std::int64_t>(c.reduction);
+  // A, B (or x), C (or y), and the staged inputs (one per row or column).
   const std::int64_t elements =
-      2 * rows * leaves + static_cast<std::int64_t>(c.reduction) * cols + rows * cols;
+      rows * reduction + reduction * cols + rows * cols + std::max(rows, cols) * leaves;
   if (elements > kMaxBytes / element)
     throw ConfigError("", "blas case too large: its buffers would take " +
                               std::to_string(elements * element >> 20) + " MiB (limit 8 GiB)");

@@ -34,90 +34,105 @@ MatrixTarget<T>::MatrixTarget(std::shared_ptr<const Library> library, int thread
       reduction_(blas_case.reduction),
       leaves_(blas_case.leaves()),
       columns_(blas_case.columns),
-      check_row_(blas_case.rows >= 2),
-      rows_contiguous_(blas_case.trans_a == 'T'),
       a_(rows_ * reduction_),
-      // Inputs go straight into A when its rows are contiguous and carry no C leaf.
-      staging_storage_(rows_contiguous_ && blas_case.beta == 0 ? 0 : rows_ * leaves_),
-      staging_(rows_contiguous_ && blas_case.beta == 0 ? a_.data() : staging_storage_.data()),
       b_(reduction_ * columns_),
       c_(rows_ * columns_),
-      c_leaf_(rows_) {
+      staging_(std::max(rows_, columns_) * leaves_),
+      c_leaf_(std::max(rows_, columns_)) {
   info_.description = std::move(description);
   info_.n = leaves_;
   info_.traits.input = blas_case.dtype;
   info_.traits.accumulator = blas_case.dtype;
   info_.traits.output = blas_case.dtype;
   info_.traits.summand = SummandKind::product_shared_rhs;
-  // Edge kernels may round products that the main FMA kernels keep exact, or keep wider sums.
+  // Edge kernels may keep part of a sum wider than dtype (OpenBLAS sdot: its tail in double).
   info_.traits.exact_arithmetic_model = false;
-  info_.max_batch = check_row_ ? rows_ - 1 : 1;
+  info_.max_batch = 1;
+  info_.grid = {rows_, columns_};
+  info_.columns_placement = true;
+
+  // op(A) is rows x reduction, op(B) reduction x columns, both column-major as BLAS reads them.
+  const auto m = static_cast<std::size_t>(blas_case.m);
+  if (blas_case.op == Op::gemv) {
+    // A is m x n, lda = m. N: op(A)(r, l) = A[r + l m]; T: op(A)(r, l) = A[l + r m]. x: one line.
+    op_a_ = blas_case.trans_a == 'N' ? Operand{a_.data(), rows_, 1, m, a_.size()}
+                                     : Operand{a_.data(), rows_, m, 1, a_.size()};
+    op_b_ = Operand{b_.data(), 1, 0, 1, b_.size()};
+  } else {
+    const std::size_t k = reduction_, n = columns_;
+    // N: A is m x k (lda m); T: A is k x m (lda k). N: B is k x n (ldb k); T: B is n x k (ldb n).
+    op_a_ = blas_case.trans_a == 'N' ? Operand{a_.data(), rows_, 1, m, a_.size()}
+                                     : Operand{a_.data(), rows_, k, 1, a_.size()};
+    op_b_ = blas_case.trans_b == 'N' ? Operand{b_.data(), columns_, k, 1, b_.size()}
+                                     : Operand{b_.data(), columns_, 1, n, b_.size()};
+  }
 }
 
 template <class T>
-void MatrixTarget<T>::check_sizes(std::size_t inputs, std::size_t outputs) const {
-  if (inputs != outputs || inputs == 0 || inputs > info_.max_batch)
+void MatrixTarget<T>::check_sizes(std::size_t inputs, std::size_t outputs,
+                                  Placement placement) const {
+  const std::size_t lines = placement == Placement::rows ? rows_ : columns_;
+  const std::size_t expected = info_.grid.single() ? inputs : info_.grid.size();
+  if (inputs == 0 || inputs > lines || outputs != expected)
     throw TargetError(info_.description + ": evaluate() got " + std::to_string(inputs) +
-                      " inputs for " + std::to_string(outputs) + " outputs (max batch " +
-                      std::to_string(info_.max_batch) + ")");
+                      " inputs on " + std::to_string(lines) + " " + std::string(to_string(placement)) +
+                      " and " + std::to_string(outputs) + " outputs (expected " +
+                      std::to_string(expected) + ")");
 }
 
 template <class T>
-void MatrixTarget<T>::stage_probe(const ProbeBatch& batch, std::size_t probe, std::size_t row) {
-  T* dst = staged_row(row);
-  write_probe_row<T>(batch, probe, leaves_, dst, nullptr);
-  if (case_.beta != 0)
-    c_leaf_[row] = static_cast<T>(batch.leaf(probe, static_cast<std::uint32_t>(reduction_)).value());
+void MatrixTarget<T>::fill_constant(const Operand& operand, T value, bool& is_constant, T& constant) {
+  if (is_constant && same_bits(constant, value)) return;
+  std::fill(operand.data, operand.data + operand.size, value);
+  is_constant = true;
+  constant = value;
 }
 
 template <class T>
-void MatrixTarget<T>::stage_values(const ValueBatch& batch, std::size_t input, std::size_t row) {
-  T* dst = staged_row(row);
-  const double* a = batch.a.data() + input * leaves_;
-  for (std::size_t l = 0; l < reduction_; ++l) dst[l] = static_cast<T>(a[l]);
-  if (case_.beta != 0) {
-    const double b = batch.b.empty() ? 1.0 : batch.b[reduction_];
-    c_leaf_[row] = static_cast<T>(a[reduction_] * b);
-  }
-}
-
-template <class T>
-void MatrixTarget<T>::fill_rhs(const double* factors) {
-  // gemv: x[l]. gemm: column j of op(B) is the factor vector; B is k x n (N) or n x k (T).
-  const bool b_transposed = case_.op == Op::gemm && case_.trans_b == 'T';
-  for (std::size_t l = 0; l < reduction_; ++l) {
-    const T value = static_cast<T>(factors != nullptr ? factors[l] : rhs_value_);
-    for (std::size_t j = 0; j < columns_; ++j) {
-      if (b_transposed)
-        b_[j + l * columns_] = value;
-      else
-        b_[l + j * reduction_] = value;
-    }
-  }
-}
-
-template <class T>
-void MatrixTarget<T>::pack_rows(std::size_t begin, std::size_t end) {
-  if (staging_ == a_.data()) return;
-  if (rows_contiguous_) {
-    for (std::size_t r = begin; r < end; ++r)
-      std::memcpy(a_.data() + r * reduction_, staged_row(r), reduction_ * sizeof(T));
+void MatrixTarget<T>::load(Placement placement, std::size_t count, T shared) {
+  const bool by_rows = placement == Placement::rows;
+  const Operand& target = by_rows ? op_a_ : op_b_;
+  (by_rows ? a_constant_ : b_constant_) = false;
+  if (by_rows)
+    fill_constant(op_b_, shared, b_constant_, b_value_);
+  else
+    fill_constant(op_a_, shared, a_constant_, a_value_);
+  // Lines beyond the inputs are zero.
+  for (std::size_t line = count; line < target.lines; ++line)
+    std::fill(staged(line), staged(line) + reduction_, T{});
+  if (target.element_stride == 1) {
+    for (std::size_t line = 0; line < target.lines; ++line)
+      std::memcpy(target.data + line * target.line_stride, staged(line), reduction_ * sizeof(T));
     return;
   }
-  // op(A) = A, column-major with lda = rows: a transpose, in tiles to stay in cache.
+  // A transpose, in tiles to stay in cache.
   constexpr std::size_t kTile = 32;
-  for (std::size_t r0 = begin; r0 < end; r0 += kTile) {
-    const std::size_t r1 = std::min(end, r0 + kTile);
-    for (std::size_t l0 = 0; l0 < reduction_; l0 += kTile) {
-      const std::size_t l1 = std::min(reduction_, l0 + kTile);
-      for (std::size_t l = l0; l < l1; ++l)
-        for (std::size_t r = r0; r < r1; ++r) a_[r + l * rows_] = staging_[r * leaves_ + l];
+  for (std::size_t l0 = 0; l0 < target.lines; l0 += kTile) {
+    const std::size_t l1 = std::min(target.lines, l0 + kTile);
+    for (std::size_t e0 = 0; e0 < reduction_; e0 += kTile) {
+      const std::size_t e1 = std::min(reduction_, e0 + kTile);
+      for (std::size_t e = e0; e < e1; ++e)
+        for (std::size_t line = l0; line < l1; ++line)
+          target.data[line * target.line_stride + e * target.element_stride] = staged(line)[e];
     }
   }
+}
+
+template <class T>
+void MatrixTarget<T>::set_c(Placement placement, std::size_t count) {
+  if (case_.beta == 0) return;
+  // The routine overwrites C: every element gets the old value of the input on its line again.
+  const bool by_rows = placement == Placement::rows;
+  for (std::size_t c = 0; c < columns_; ++c)
+    for (std::size_t r = 0; r < rows_; ++r) {
+      const std::size_t line = by_rows ? r : c;
+      c_[r + c * rows_] = line < count ? c_leaf_[line] : T{};
+    }
 }
 
 template <class T>
 void MatrixTarget<T>::call_kernel() {
+  library_->use_threads(threads_);
   const T alpha = 1, beta = static_cast<T>(case_.beta);
   const FortranInt one = 1;
   const auto m = static_cast<FortranInt>(case_.m), n = static_cast<FortranInt>(case_.n);
@@ -136,82 +151,64 @@ void MatrixTarget<T>::call_kernel() {
 }
 
 template <class T>
-void MatrixTarget<T>::run(std::size_t used, std::span<double> outputs, bool compare_positions) {
-  pack_rows(0, used);
-  if (check_row_) pack_rows(rows_ - 1, rows_);
-  if (case_.beta != 0) {
-    // The routine overwrites C: give every row its old value again (unused rows: zero).
-    std::fill(c_leaf_.data() + used, c_leaf_.data() + (check_row_ ? rows_ - 1 : rows_), T{});
-    for (std::size_t j = 0; j < columns_; ++j)
-      std::copy(c_leaf_.data(), c_leaf_.data() + rows_, c_.data() + j * rows_);
+void MatrixTarget<T>::read_outputs(std::span<double> outputs) const {
+  if (info_.grid.single()) {
+    outputs[0] = static_cast<double>(c_[0]);
+    return;
   }
-  library_->use_threads(threads_);
-  call_kernel();
-  if (compare_positions) check_consistency(used);
-  for (std::size_t p = 0; p < used; ++p) outputs[p] = static_cast<double>(out(p, 0));
-}
-
-template <class T>
-void MatrixTarget<T>::check_consistency(std::size_t used) const {
-  const std::string prefix = "batch_inconsistent: " + info_.description + ": ";
-  const std::string cause =
-      ": the accumulation order depends on the output position (e.g. another kernel for edge "
-      "rows or columns), so no single summation tree describes this routine";
-  if (check_row_ && !same_bits(out(0, 0), out(rows_ - 1, 0)))
-    throw BatchInconsistent(prefix + "rows 0 and " + std::to_string(rows_ - 1) +
-                            " of one call hold the same input but returned " + show(out(0, 0)) +
-                            " and " + show(out(rows_ - 1, 0)) + cause);
-  if (columns_ < 2) return;
-  const std::size_t last = columns_ - 1;
-  for (std::size_t r = 0; r < rows_; ++r) {
-    if (r >= used && !(check_row_ && r == rows_ - 1)) continue;
-    if (!same_bits(out(r, 0), out(r, last)))
-      throw BatchInconsistent(prefix + "columns 0 and " + std::to_string(last) + " of row " +
-                              std::to_string(r) + " hold the same input (B's columns are equal) "
-                              "but returned " + show(out(r, 0)) + " and " + show(out(r, last)) +
-                              cause);
-  }
+  for (std::size_t r = 0; r < rows_; ++r)
+    for (std::size_t c = 0; c < columns_; ++c)
+      outputs[r * columns_ + c] = static_cast<double>(c_[r + c * rows_]);
 }
 
 template <class T>
 void MatrixTarget<T>::evaluate(const ProbeBatch& batch, std::span<double> outputs) {
-  const std::size_t used = batch.probes.size();
-  check_sizes(used, outputs.size());
+  const std::size_t count = batch.probes.size();
+  check_sizes(count, outputs.size(), batch.placement);
   const ProbeValues& values = *batch.values;
-  // One B for every row needs one right-hand factor for every leaf and probe.
+  // One shared factor for every leaf: the other operand holds it everywhere.
   if (values.plus.b != values.unit.b || values.minus.b != values.unit.b)
     throw TargetError(info_.description + ": the probe values have per-leaf right-hand factors "
                       "(unit b " + show(values.unit.b) + ", +M b " + show(values.plus.b) +
-                      ", -M b " + show(values.minus.b) + "); a shared right-hand side needs one");
-  if (!rhs_constant_ || rhs_value_ != values.unit.b) {
-    rhs_value_ = values.unit.b;
-    fill_rhs(nullptr);
-    rhs_constant_ = true;
+                      ", -M b " + show(values.minus.b) + "); a shared operand needs one");
+  for (std::size_t p = 0; p < count; ++p) {
+    write_probe_row<T>(batch, p, leaves_, staged(p), nullptr);
+    if (case_.beta != 0)
+      c_leaf_[p] = static_cast<T>(batch.leaf(p, static_cast<std::uint32_t>(reduction_)).value());
   }
-  for (std::size_t p = 0; p < used; ++p) stage_probe(batch, p, p);
-  if (check_row_) stage_probe(batch, 0, rows_ - 1);
-  run(used, outputs, true);
+  load(batch.placement, count, static_cast<T>(values.unit.b));
+  set_c(batch.placement, count);
+  call_kernel();
+  read_outputs(outputs);
 }
 
 template <class T>
 void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> outputs) {
-  const std::size_t used = batch.rows;
-  check_sizes(used, outputs.size());
-  if (batch.a.size() < used * leaves_ || (!batch.b.empty() && batch.b.size() < leaves_))
+  const std::size_t count = batch.rows;
+  check_sizes(count, outputs.size(), batch.placement);
+  if (batch.a.size() < count * leaves_ || (!batch.b.empty() && batch.b.size() < leaves_))
     throw TargetError(info_.description + ": value batch smaller than its rows x n");
-  if (batch.b.empty()) {
-    rhs_value_ = 1.0;
-    fill_rhs(nullptr);
-  } else {
-    fill_rhs(batch.b.data());
+  for (std::size_t p = 0; p < count; ++p) {
+    const double* a = batch.a.data() + p * leaves_;
+    for (std::size_t l = 0; l < reduction_; ++l) staged(p)[l] = static_cast<T>(a[l]);
+    if (case_.beta != 0)
+      c_leaf_[p] = static_cast<T>(a[reduction_] * (batch.b.empty() ? 1.0 : batch.b[reduction_]));
   }
-  rhs_constant_ = batch.b.empty();
-  for (std::size_t row = 0; row < used; ++row) stage_values(batch, row, row);
-  if (check_row_) stage_values(batch, 0, rows_ - 1);
-  // Random inputs are not compared: an edge kernel without FMA rounds the products that the main
-  // kernel keeps exact, a last-bit difference without any difference in order. Probe products are
-  // exact powers of two, so there a difference can only come from the order.
-  run(used, outputs, false);
+  if (batch.b.empty()) {
+    load(batch.placement, count, T{1});
+  } else {
+    // Per-leaf shared factors: write the inputs, then the other operand leaf by leaf.
+    load(batch.placement, count, T{1});
+    const bool by_rows = batch.placement == Placement::rows;
+    const Operand& other = by_rows ? op_b_ : op_a_;
+    (by_rows ? b_constant_ : a_constant_) = false;
+    for (std::size_t line = 0; line < other.lines; ++line)
+      for (std::size_t l = 0; l < reduction_; ++l)
+        other.data[line * other.line_stride + l * other.element_stride] = static_cast<T>(batch.b[l]);
+  }
+  set_c(batch.placement, count);
+  call_kernel();
+  read_outputs(outputs);
 }
 
 template class MatrixTarget<float>;

@@ -1,15 +1,16 @@
-// gemv and gemm as one target with one input per output row.
+// gemv and gemm as grid targets: one call evaluates the whole output (C is m x n, y is rows x 1),
+// and the engine reveals which elements follow which tree (an order map).
 //
-// Row r of op(A) carries the a-factors of input r; x (gemv) or every column of B (gemm) holds the
-// shared b-factors (SummandKind::product_shared_rhs), so output (r, j) is input r's sum for every
-// column j. With beta = 1 the old y / C of row r is input r's last summand.
+// Placement::rows: input p goes into row p of op(A) (its a-factors), and every element of op(B)
+// (or x) holds the shared b-factor, so every element of row p of C adds input p's summands.
+// Placement::columns: input p goes into column p of op(B) (or x, which has one column), and every
+// element of op(A) holds the shared factor, so every element of column p of C adds input p's
+// summands. (SummandKind::product_shared_rhs: the engine's probes keep all their range in one
+// factor and a common power of two in the other; which matrix carries which is the target's
+// choice, products being exact.) With beta = 1 the old y / C of each element is its last summand,
+// the product of the input's two factors at leaf <reduction>.
 //
-// Because the routine computes all rows and columns, the target checks on every probe call that
-// they agree: the last row repeats the first row's input (so a call takes at most rows - 1 inputs),
-// and the first and last columns of each used row must be equal (B's columns are equal). A
-// difference means the order depends on the output position; it is thrown as BatchInconsistent,
-// never averaged away. (Probe products are exact, so only the order can make them differ; random
-// inputs are not compared, see evaluate(ValueBatch).)
+// Lines without an input are zero. The target compares nothing itself: every element is returned.
 #pragma once
 
 #include <cstring>
@@ -34,17 +35,26 @@ class MatrixTarget final : public Target {
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override;
 
  private:
-  // Row-major inputs, `leaves_` values per row: a-factors of the reduction, then the C leaf.
-  T* staged_row(std::size_t row) { return staging_ + row * leaves_; }
-  void stage_probe(const ProbeBatch& batch, std::size_t probe, std::size_t row);
-  void stage_values(const ValueBatch& batch, std::size_t input, std::size_t row);
-  void fill_rhs(const double* factors);  // nullptr: the constant rhs_value_
-  void pack_rows(std::size_t begin, std::size_t end);
-  void run(std::size_t used, std::span<double> outputs, bool compare_positions);
+  // Lines of op(A) (its rows) or of op(B) (its columns) in the column-major buffers: element
+  // (line, l) of the operand lies at data[line * line_stride + l * element_stride].
+  struct Operand {
+    T* data;
+    std::size_t lines;
+    std::size_t line_stride;
+    std::size_t element_stride;
+    std::size_t size;  // elements of the buffer
+  };
+
+  void check_sizes(std::size_t inputs, std::size_t outputs, Placement placement) const;
+  // Writes the staged inputs 0..count-1 into the lines of `operand` (the rest zero) and makes the
+  // other operand hold `shared` everywhere (rewritten only when it changed).
+  void load(Placement placement, std::size_t count, T shared);
+  void fill_constant(const Operand& operand, T value, bool& is_constant, T& constant);
+  void fill_shared_factors(Placement placement, const double* factors);  // nullptr: constant
+  void set_c(Placement placement, std::size_t count);
   void call_kernel();
-  void check_consistency(std::size_t used) const;
-  void check_sizes(std::size_t inputs, std::size_t outputs) const;
-  T out(std::size_t row, std::size_t col) const { return c_[row + col * rows_]; }
+  void read_outputs(std::span<double> outputs) const;
+  T* staged(std::size_t line) { return staging_.data() + line * leaves_; }
 
   std::shared_ptr<const Library> library_;
   int threads_;
@@ -53,16 +63,14 @@ class MatrixTarget final : public Target {
   TargetInfo info_;
 
   std::size_t rows_, reduction_, leaves_, columns_;
-  bool check_row_;        // the last row repeats input 0
-  bool rows_contiguous_;  // a row of op(A) is contiguous in A (A transposed)
-  AlignedBuffer<T> a_;    // A as the routine reads it
-  AlignedBuffer<T> staging_storage_;  // row-major inputs, unless they are written into a_ directly
-  T* staging_;
-  AlignedBuffer<T> b_;  // x (gemv) or B (gemm)
-  AlignedBuffer<T> c_;  // y or C, column-major rows_ x columns_
-  AlignedBuffer<T> c_leaf_;  // per row: the old C value (beta = 1)
-  bool rhs_constant_ = false;
-  double rhs_value_ = 0.0;
+  AlignedBuffer<T> a_;        // A as the routine reads it
+  AlignedBuffer<T> b_;        // x (gemv) or B (gemm)
+  AlignedBuffer<T> c_;        // y or C, column-major rows_ x columns_
+  AlignedBuffer<T> staging_;  // inputs, row-major: max(rows, columns) lines x leaves
+  AlignedBuffer<T> c_leaf_;   // per line: the old C value of its input (beta = 1)
+  Operand op_a_, op_b_;
+  bool a_constant_ = false, b_constant_ = false;  // the operand holds one value everywhere
+  T a_value_{}, b_value_{};
 };
 
 }  // namespace fprev::blas

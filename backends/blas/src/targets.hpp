@@ -1,5 +1,5 @@
-// The targets of the blas backend (internal): a dot product, and gemv/gemm with one input per
-// output row.
+// The targets of the blas backend (internal): a dot product (single-output), and gemv/gemm as
+// grid targets (every element of y / C per call; see matrix_target.hpp).
 #pragma once
 
 #include <memory>

@@ -219,7 +219,10 @@ TEST(BlasCases, TargetsDescribeThemselvesAndTheirSummands) {
                            {"trans", "TN"}, {"dtype", "float64"}}));
   const TargetInfo& info = gemm->info();
   EXPECT_EQ(info.n, 34u);  // k products and the old C
-  EXPECT_EQ(info.max_batch, 7u);  // one row repeats the first input
+  // A grid target: every element of C per call, inputs on the rows of op(A) or columns of op(B).
+  EXPECT_EQ(info.grid, (OutputGrid{8, 4}));
+  EXPECT_TRUE(info.is_grid());
+  EXPECT_TRUE(info.columns_placement);
   EXPECT_EQ(info.traits.summand, SummandKind::product_shared_rhs);
   EXPECT_EQ(info.traits.input, Format::float64);
   EXPECT_EQ(info.traits.accumulator, Format::float64);
@@ -228,8 +231,13 @@ TEST(BlasCases, TargetsDescribeThemselvesAndTheirSummands) {
 
   const auto gemv = instance->make_target(
       resolved(*instance, {{"op", "gemv"}, {"m", "5"}, {"n", "9"}, {"trans", "T"}}));
-  EXPECT_EQ(gemv->info().n, 5u);          // y = A^T x sums over the m rows of A
-  EXPECT_EQ(gemv->info().max_batch, 8u);  // n outputs, one kept for the check
+  EXPECT_EQ(gemv->info().n, 5u);                       // y = A^T x sums over the m rows of A
+  EXPECT_EQ(gemv->info().grid, (OutputGrid{9, 1}));  // n outputs
+  // One output: an ordinary single-output target.
+  const auto single = instance->make_target(
+      resolved(*instance, {{"op", "gemm"}, {"m", "1"}, {"n", "1"}, {"k", "6"}}));
+  EXPECT_FALSE(single->info().is_grid());
+  EXPECT_EQ(single->info().max_batch, 1u);
 
   const auto dot = instance->make_target(resolved(*instance, {{"op", "dot"}, {"n", "100"}}));
   EXPECT_EQ(dot->info().n, 100u);

@@ -1,6 +1,7 @@
 // Each op computes what BLAS defines, on every installed library: random inputs through the
-// target's ValueBatch path against a naive double-precision reference, batched calls against single
-// calls, and probe inputs against the counts a known sequential order must give.
+// target's ValueBatch path (on rows and on columns of the grid) against a naive double-precision
+// reference, every element of a call independent of the other lines, and probe inputs against the
+// counts a known sequential order must give.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +13,10 @@
 namespace fprev::blas {
 namespace {
 
+using testing::inputs_per_call;
 using testing::open_blas;
+using testing::run_probes;
+using testing::run_values;
 
 Params resolved(const BackendInstance& instance, const Params& params) {
   return resolve_params(instance.case_params(), params, "test case");
@@ -35,14 +39,10 @@ RandomInputs random_inputs(std::size_t rows, std::size_t n, std::uint64_t seed, 
   return in;
 }
 
-std::vector<double> evaluate(Target& target, const RandomInputs& in, std::size_t rows) {
-  ValueBatch batch;
-  batch.rows = rows;
-  batch.a = in.a;
-  batch.b = in.b;
-  std::vector<double> out(rows);
-  target.evaluate(batch, out);
-  return out;
+// Per input, every output that adds it (the elements of its line on a grid target).
+std::vector<std::vector<double>> evaluate(Target& target, const RandomInputs& in, std::size_t rows,
+                                          Placement placement = Placement::rows) {
+  return run_values(target, rows, in.a, in.b, placement);
 }
 
 const std::vector<Params>& cases() {
@@ -78,19 +78,25 @@ TEST_P(BlasKernelResults, MatchANaiveReferenceOnRandomInputs) {
   for (const Params& p : cases()) {
     const auto target = instance->make_target(resolved(*instance, p));
     const std::size_t n = target->info().n;
-    const std::size_t rows = target->info().max_batch;
-    const RandomInputs in = random_inputs(rows, n, seed++);
-    const std::vector<double> out = evaluate(*target, in, rows);
-    const double tolerance = p.at("dtype") == "float32" ? 1e-5 : 1e-13;
-    for (std::size_t r = 0; r < rows; ++r) {
-      // Every summand is a[r][l] * b[l], the old C (beta = 1) included.
-      double exact = 0.0, magnitude = 0.0;
-      for (std::size_t l = 0; l < n; ++l) {
-        exact += in.a[r * n + l] * in.b[l];
-        magnitude += std::fabs(in.a[r * n + l] * in.b[l]);
+    for (Placement placement : {Placement::rows, Placement::columns}) {
+      if (placement == Placement::columns && !target->info().columns_placement) continue;
+      const std::size_t rows = inputs_per_call(target->info(), placement);
+      const RandomInputs in = random_inputs(rows, n, seed++);
+      const auto out = evaluate(*target, in, rows, placement);
+      const double tolerance = p.at("dtype") == "float32" ? 1e-5 : 1e-13;
+      for (std::size_t r = 0; r < rows; ++r) {
+        // Every summand is a[r][l] * b[l], the old C (beta = 1) included.
+        double exact = 0.0, magnitude = 0.0;
+        for (std::size_t l = 0; l < n; ++l) {
+          exact += in.a[r * n + l] * in.b[l];
+          magnitude += std::fabs(in.a[r * n + l] * in.b[l]);
+        }
+        ASSERT_FALSE(out[r].empty());
+        for (double v : out[r])
+          EXPECT_NEAR(v, exact, tolerance * std::max(1.0, magnitude))
+              << GetParam() << " " << describe(p) << " input " << r << " on "
+              << to_string(placement);
       }
-      EXPECT_NEAR(out[r], exact, tolerance * std::max(1.0, magnitude))
-          << GetParam() << " " << describe(p) << " row " << r;
     }
   }
 }
@@ -111,37 +117,45 @@ TEST_P(BlasKernelResults, BetaOneAddsTheOldC) {
       in.a.push_back(static_cast<double>(l + 1));
       in.b.push_back(2.0);
     }
-    const std::vector<double> base = evaluate(*without, in, 1);
-    in.a.push_back(1000.0);  // the old C is 1000 * 0.5
-    in.b.push_back(0.5);
-    const std::vector<double> added = evaluate(*with, in, 1);
-    EXPECT_EQ(added[0], base[0] + 500.0) << GetParam() << " " << op;
+    for (Placement placement : {Placement::rows, Placement::columns}) {
+      RandomInputs base_in = in;
+      const auto base = evaluate(*without, base_in, 1, placement);
+      base_in.a.push_back(1000.0);  // the old C is 1000 * 0.5
+      base_in.b.push_back(0.5);
+      const auto added = evaluate(*with, base_in, 1, placement);
+      ASSERT_EQ(added[0].size(), base[0].size());
+      for (std::size_t e = 0; e < added[0].size(); ++e)
+        EXPECT_EQ(added[0][e], base[0][e] + 500.0) << GetParam() << " " << op;
+    }
   }
 }
 
-// Checks the target's batching: input r in row r of one call gives the bits of input r alone (in
-// row 0). Inputs have 8-bit significands, so every product is exact and only the order could
-// differ; shapes are multiples of the register tiles of OpenBLAS and BLIS (edge tiles of OpenBLAS
-// sgemm do follow another order: that is what BatchInconsistent reports, tested with the toy BLAS).
-TEST_P(BlasKernelResults, BatchedRowsGiveTheSameBitsAsSingleCalls) {
+// Every element depends on its own line's input only: input r in line r of a full call gives the
+// bits it gives when every other line holds zeros. Inputs have 8-bit significands, so every
+// product is exact.
+TEST_P(BlasKernelResults, EveryLineDependsOnItsOwnInputOnly) {
   FPREV_OPEN_OR_SKIP(instance, GetParam(), 1);
   for (const Params& p : std::vector<Params>{
-           {{"op", "gemm"}, {"m", "48"}, {"n", "32"}, {"k", "37"}},
-           {{"op", "gemm"}, {"m", "48"}, {"n", "32"}, {"k", "37"}, {"trans", "TN"}, {"beta", "1"}},
-           {{"op", "gemm"}, {"m", "48"}, {"n", "32"}, {"k", "37"}, {"dtype", "float64"}},
-           {{"op", "gemv"}, {"m", "48"}, {"n", "41"}},
-           {{"op", "gemv"}, {"m", "41"}, {"n", "48"}, {"trans", "T"}, {"dtype", "float64"}}}) {
+           {{"op", "gemm"}, {"m", "19"}, {"n", "13"}, {"k", "37"}},
+           {{"op", "gemm"}, {"m", "19"}, {"n", "13"}, {"k", "37"}, {"trans", "TN"}, {"beta", "1"}},
+           {{"op", "gemm"}, {"m", "19"}, {"n", "13"}, {"k", "37"}, {"trans", "NT"}, {"dtype", "float64"}},
+           {{"op", "gemv"}, {"m", "21"}, {"n", "41"}},
+           {{"op", "gemv"}, {"m", "41"}, {"n", "21"}, {"trans", "T"}, {"dtype", "float64"}}}) {
     const auto target = instance->make_target(resolved(*instance, p));
-    const std::size_t n = target->info().n, rows = target->info().max_batch;
-    const RandomInputs all = random_inputs(rows, n, 42, 8);
-    const std::vector<double> batched = evaluate(*target, all, rows);
-    for (std::size_t r = 0; r < rows; ++r) {
-      RandomInputs one;
-      one.a.assign(all.a.begin() + static_cast<std::ptrdiff_t>(r * n),
-                   all.a.begin() + static_cast<std::ptrdiff_t>((r + 1) * n));
-      one.b = all.b;
-      EXPECT_EQ(evaluate(*target, one, 1)[0], batched[r]) << GetParam() << " " << describe(p)
-                                                          << " row " << r;
+    const std::size_t n = target->info().n;
+    for (Placement placement : {Placement::rows, Placement::columns}) {
+      const std::size_t rows = inputs_per_call(target->info(), placement);
+      const RandomInputs all = random_inputs(rows, n, 42, 8);
+      const auto batched = evaluate(*target, all, rows, placement);
+      for (std::size_t r = 0; r < rows; r += 5) {
+        RandomInputs alone;
+        alone.a.assign(rows * n, 0.0);
+        std::copy_n(all.a.begin() + static_cast<std::ptrdiff_t>(r * n), n,
+                    alone.a.begin() + static_cast<std::ptrdiff_t>(r * n));
+        alone.b = all.b;
+        EXPECT_EQ(evaluate(*target, alone, rows, placement)[r], batched[r])
+            << GetParam() << " " << describe(p) << " line " << r << " of " << to_string(placement);
+      }
     }
   }
 }
@@ -164,14 +178,9 @@ struct Probes {
     background.all_active = active.empty();
     background.active = std::move(active);
   }
-  std::vector<double> run(Target& target) {
-    ProbeBatch batch;
-    batch.values = &values;
-    batch.backgrounds = backgrounds;
-    batch.probes = probes;
-    std::vector<double> out(probes.size());
-    target.evaluate(batch, out);
-    return out;
+  // Per probe, every output that added it.
+  std::vector<std::vector<double>> run(Target& target, Placement placement = Placement::rows) {
+    return run_probes(target, values, backgrounds, probes, placement);
   }
 };
 
@@ -223,19 +232,22 @@ TEST(BlasProbes, NetlibProbeOutputsFollowItsSequentialOrders) {
     for (const std::vector<std::uint32_t>& active :
          {std::vector<std::uint32_t>{}, std::vector<std::uint32_t>{0, 2, 3, 5, 8, 9, 10}}) {
       Probes probes(active);
-      // Every pair, as many per call as the target takes.
+      // Every pair, as many per call as the target takes, on rows and on columns.
       std::vector<Probe> all;
       for (std::uint32_t i = 0; i < n; ++i)
         for (std::uint32_t j = i + 1; j < n; ++j) all.push_back({i, j, 0});
-      const std::size_t batch = target->info().max_batch;
-      for (std::size_t begin = 0; begin < all.size(); begin += batch) {
-        probes.probes.assign(all.begin() + static_cast<std::ptrdiff_t>(begin),
-                             all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), begin + batch)));
-        const std::vector<double> out = probes.run(*target);
-        for (std::size_t p = 0; p < out.size(); ++p)
-          ASSERT_EQ(out[p], sequential_count(order, probes.probes[p], probes.background))
-              << describe(params) << " probe (" << probes.probes[p].plus << ", "
-              << probes.probes[p].minus << ")";
+      for (Placement placement : {Placement::rows, Placement::columns}) {
+        const std::size_t batch = inputs_per_call(target->info(), placement);
+        for (std::size_t begin = 0; begin < all.size(); begin += batch) {
+          probes.probes.assign(all.begin() + static_cast<std::ptrdiff_t>(begin),
+                               all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), begin + batch)));
+          const auto out = probes.run(*target, placement);
+          for (std::size_t p = 0; p < out.size(); ++p)
+            for (double v : out[p])
+              ASSERT_EQ(v, sequential_count(order, probes.probes[p], probes.background))
+                  << describe(params) << " probe (" << probes.probes[p].plus << ", "
+                  << probes.probes[p].minus << ") on " << to_string(placement);
+        }
       }
     }
   }
@@ -251,8 +263,9 @@ TEST(BlasProbes, ToyReverseDotCountsTheLeavesBeforeTheFirstMask) {
     for (std::uint32_t j = 0; j < 10; ++j) {
       if (i == j) continue;
       probes.probes = {{i, j, 0}};
-      EXPECT_EQ(probes.run(*target)[0], std::min(i, j));
-      EXPECT_EQ(probes.run(*target)[0], sequential_count(reversed, probes.probes[0], probes.background));
+      EXPECT_EQ(probes.run(*target)[0][0], std::min(i, j));
+      EXPECT_EQ(probes.run(*target)[0][0],
+                sequential_count(reversed, probes.probes[0], probes.background));
     }
 }
 

@@ -78,24 +78,26 @@ TEST(BlasReveal, ToyDotByPathIsRevealedBackwards) {
   EXPECT_EQ(reveal_case(*toy, {{"op", "dot"}, {"n", "17"}}).tree, sequential_tree(backwards));
 }
 
-TEST(BlasReveal, PositionDependentOrderIsAFindingNotATree) {
+TEST(BlasReveal, PositionDependentOrderIsAMapNotATree) {
   const auto toy = open_blas(testing::toy_library());
-  try {
-    reveal_case(*toy, {{"op", "gemv"}, {"m", "4"}, {"n", "6"}});
-    FAIL() << "revealed a tree for a gemv whose last row sums backwards";
-  } catch (const RevealFailure& failure) {
-    EXPECT_EQ(failure.diagnostic().finding, Finding::batch_inconsistent)
-        << failure.diagnostic().to_string();
-  }
+  // The last 12 mod 8 = 4 rows of the toy's sgemv sum backwards.
+  const RevealResult result = reveal_case(*toy, {{"op", "gemv"}, {"m", "12"}, {"n", "6"}});
+  EXPECT_TRUE(result.tree.empty());
+  ASSERT_EQ(result.map.classes.size(), 2u);
+  EXPECT_EQ(result.map.class_at(0, 0).tree, sequential_tree(iota_order(6)));
+  std::vector<std::uint32_t> backwards = iota_order(6);
+  std::reverse(backwards.begin(), backwards.end());
+  EXPECT_EQ(result.map.class_at(8, 0).tree, sequential_tree(backwards));
+  EXPECT_EQ(result.map.classes[1].regions, (std::vector<Region>{{{{8, 11}}, {{0, 0}}}}));
 }
 
-TEST(BlasReveal, OpenBlasGemmIsRevealedWithOneProbePerRow) {
+TEST(BlasReveal, OpenBlasGemmIsRevealedWithManyProbesPerCall) {
   const auto openblas = open_blas("openblas");
   const auto target = openblas->make_target(
       resolved(*openblas, {{"op", "gemm"}, {"m", "64"}, {"n", "64"}, {"k", "257"}}));
   const RevealResult result = reveal(*target);
   EXPECT_EQ(result.tree.leaf_count(), 257u);
-  // Many probes per call: the rows carry them (the first and last rows agreed on every call).
+  // Many probes per call: the rows (and columns) of the grid carry them.
   EXPECT_GE(result.stats.probes, 10 * result.stats.target_calls) << result.stats.probes << " probes in "
                                                                    << result.stats.target_calls
                                                                    << " calls";

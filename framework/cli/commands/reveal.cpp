@@ -8,7 +8,9 @@
 #include "../report/json.hpp"
 #include "engine_options.hpp"
 #include "fprev/reveal.hpp"
+#include "fprev/order_map.hpp"
 #include "fprev/sexpr.hpp"
+#include "fprev/summary.hpp"
 
 namespace fprev::cli {
 namespace {
@@ -27,10 +29,18 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
   const Tree& tree = result.tree;
   const RevealStats& s = result.stats;
   out << "target:        " << info.description << "\n";
-  out << "tree:          " << to_sexpr(tree) << "\n";
-  out << "leaves:        " << tree.leaf_count() << "\n";
-  out << "depth:         " << tree.depth() << "\n";
-  out << "arity:         " << arity_text(tree) << "\n";
+  if (result.map.single_class()) {
+    out << "tree:          " << to_sexpr(tree) << "\n";
+    out << "leaves:        " << tree.leaf_count() << "\n";
+    out << "depth:         " << tree.depth() << "\n";
+    out << "arity:         " << arity_text(tree) << "\n";
+    out << "summary:       " << summarize(tree).description << "\n";
+  } else {
+    // The map: one line per class (its regions, then its tree's summary).
+    out << "order map:     " << result.map.classes.size() << " classes of the "
+        << result.map.grid.rows << " x " << result.map.grid.columns << " outputs\n";
+    for (const std::string& line : describe_map(result.map)) out << "  " << line << "\n";
+  }
   out << "probes:        " << s.probes << "\n";
   out << "target calls:  " << s.target_calls << " (" << s.value_inputs
       << " random inputs for the determinism check and verification)\n";
@@ -40,6 +50,12 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
       << (s.total_seconds > 0 ? 100.0 * s.target_seconds / s.total_seconds : 100.0) << "%)\n";
   out << "verified:      " << s.verified_probes << " l(i,j) predictions, " << s.simulated_inputs
       << " random inputs reproduced bitwise\n";
+  if (info.is_grid())
+    out << "elements:      " << s.element_checks << " element answers checked against their class ("
+        << s.class_splits << " class splits)\n";
+  if (s.fused_node_tests > 0)
+    out << "fused nodes:   " << s.fused_node_tests
+        << " inputs showed fixed fused steps, not a value-dependent order\n";
   if (!s.arithmetic_note.empty()) out << "note:          " << s.arithmetic_note << "\n";
   out << "mask scheme:   " << result.scheme.describe()
       << (s.low_range_mode ? " (low-dynamic-range mode, Xie et al., USENIX ATC 2025 Alg. 5)" : "") << "\n";
@@ -58,7 +74,10 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["algorithm"] = std::string(to_string(options.algorithm));
   document["seed"] = options.seed;
   document["mask_scheme"] = result ? Json(result->scheme.describe()) : Json(nullptr);
-  document["tree"] = result ? tree_to_json(result->tree) : Json(nullptr);
+  // One tree for every output: "tree"; several: "tree" is null and "classes" has them.
+  document["tree"] = result && result->map.single_class() ? tree_to_json(result->tree) : Json(nullptr);
+  document["grid"] = Json::object({{"rows", info.grid.rows}, {"columns", info.grid.columns}});
+  document["classes"] = result ? order_classes_to_json(result->map) : Json(nullptr);
   document["stats"] = result ? stats_to_json(result->stats) : Json(nullptr);
   document["diagnostic"] = diagnostic ? diagnostic_to_json(*diagnostic) : Json(nullptr);
   return document;
@@ -88,8 +107,13 @@ int run_reveal(const RevealCommandOptions& options) {
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result, nullptr));
     else if (format == "text")
       print_text(std::cout, target->info(), result);
-    else
+    else if (result.map.single_class())
       std::cout << to_sexpr(result.tree) << "\n";
+    else  // one line per class: its regions, then its tree
+      for (const OrderClass& c : result.map.classes) {
+        for (const Region& r : c.regions) std::cout << format_region(r, result.map.grid) << "; ";
+        std::cout << to_sexpr(c.tree) << "\n";
+      }
     return kExitOk;
   } catch (const RevealFailure& e) {
     if (format == "json")

@@ -118,6 +118,34 @@ Json stats_to_json(const RevealStats& stats) {
   json["verified_probes"] = stats.verified_probes;
   json["simulated_inputs"] = stats.simulated_inputs;
   json["arithmetic_note"] = text_or_null(stats.arithmetic_note);
+  json["classes"] = stats.map_classes;
+  json["class_splits"] = stats.class_splits;
+  json["element_checks"] = stats.element_checks;
+  json["fused_node_tests"] = stats.fused_node_tests;
+  return json;
+}
+
+Json order_classes_to_json(const OrderMap& map) {
+  const auto ranges = [](const IndexRanges& list) {
+    Json json = Json::array();
+    for (const IndexRange& r : list) json.push_back(Json::array({r.first, r.last}));
+    return json;
+  };
+  Json json = Json::array();
+  for (std::size_t k = 0; k < map.classes.size(); ++k) {
+    const OrderClass& c = map.classes[k];
+    const std::string sexpr = to_sexpr(c.tree);
+    const std::string description = format_summary(summarize(c.tree));
+    for (const Region& region : c.regions) {
+      Json entry = Json::object();
+      entry["class"] = k;
+      entry["rows"] = ranges(region.rows);
+      entry["columns"] = ranges(region.columns);
+      entry["tree"] = sexpr;
+      entry["description"] = description;
+      json.push_back(std::move(entry));
+    }
+  }
   return json;
 }
 

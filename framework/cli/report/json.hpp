@@ -14,6 +14,7 @@
 #include "fprev/backend.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/runner.hpp"
 #include "fprev/tree.hpp"
@@ -36,6 +37,10 @@ Json metadata_to_json(const GoldenMetadata& meta);
 Json golden_to_json(const Golden& golden);            // {"metadata", "tree"}
 Json diff_to_json(const TreeDiff& diff);
 Json stats_to_json(const RevealStats& stats);
+// The classes of an order map, one entry per region: {"class": k, "rows": [[first, last], ...],
+// "columns": [[first, last], ...], "tree": "<S-expression>", "description": one-line summary}.
+// A class made of several regions has several entries with the same "class" and "tree".
+Json order_classes_to_json(const OrderMap& map);
 Json diagnostic_to_json(const Diagnostic& diagnostic);
 Json params_to_json(const Params& params);            // {"name": "value", ...}
 

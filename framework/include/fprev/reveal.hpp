@@ -1,7 +1,16 @@
 // The revelation engine: reveals a target's summation tree with FPRev (Xie et al., USENIX ATC 2025 Alg. 4, with the
 // low-dynamic-range technique of Alg. 5 switched on automatically), BasicFPRev (Alg. 2) or the naive
-// search (Sec. 3.3, n <= 8). A target that misbehaves never yields a tree: reveal() throws
-// RevealFailure carrying a Diagnostic.
+// search (Sec. 3.3, n <= 8). A grid target (a GEMM, a GEMV: many outputs per call) gets an order
+// map: the classes of output elements that follow the same tree, each revealed from probes
+// measured at its own elements (docs/order-maps.md). A target that misbehaves never yields a tree:
+// reveal() throws RevealFailure carrying a Diagnostic.
+//
+// Fused nodes of any width are accepted. A revealed node with three or more children is tested
+// before it is reported: a fixed fused step adds its terms at once, so on values that are exact
+// multiples of the largest term's unit in the last place, with an exact sum, it returns that sum
+// exactly whatever its alignment width; a value-dependent order (sorting by magnitude, sorting
+// within blocks, data-dependent blocking) rounds an intermediate sum and is reported as
+// value_dependent with the values and the output observed.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +22,7 @@
 #include <string_view>
 
 #include "fprev/mask_scheme.hpp"
+#include "fprev/order_map.hpp"
 #include "fprev/target.hpp"
 #include "fprev/tree.hpp"
 
@@ -32,7 +42,8 @@ enum class Finding : std::uint8_t {
   count_out_of_range,      // more units than are active, or negative
   inconsistent_structure,  // the l(i,j) values cannot form a summation tree
   verification_failed,     // the revealed tree does not reproduce the target's results
-  batch_inconsistent,      // rows/columns of one batched call disagree (output-dependent order)
+  batch_inconsistent,      // the order of an output changes between calls (or a single-output
+                           // target saw its batch's rows disagree)
   unsupported,             // the formats cannot mask this many summands, or n is too large
   target_error,            // the target itself failed (library or device error)
   ranks_disagree,          // the ranks of an allreduce received different bits
@@ -80,6 +91,13 @@ struct RevealStats {
   // Set when the target's arithmetic differs from the simple model (extra precision) although the
   // probes gave a consistent tree; only for targets whose traits allow it.
   std::string arithmetic_note;
+  // Grid targets (order maps).
+  std::size_t map_classes = 1;      // classes of the map
+  std::size_t value_classes = 0;    // groups of elements with equal outputs on random inputs
+  std::size_t class_splits = 0;     // classes split because their elements disagreed on a probe
+  std::size_t element_checks = 0;   // (element, probe) answers compared with the element's class tree
+  // Fused nodes: inputs evaluated to tell a fixed fused step from a value-dependent order.
+  std::size_t fused_node_tests = 0;
 };
 
 struct Progress {
@@ -109,7 +127,11 @@ struct RevealOptions {
 };
 
 struct RevealResult {
+  // The tree of every output: set when the map has one class (always for a single-output target),
+  // empty (no leaves) when the outputs follow several trees. Read `map` for those.
   Tree tree;
+  // Which output elements follow which tree (a single-output target: one class, a 1 x 1 grid).
+  OrderMap map;
   RevealStats stats;
   MaskScheme scheme;
 };
@@ -118,8 +140,11 @@ RevealResult reveal(Target& target, const RevealOptions& options = {});
 
 // Checks that a target still follows `tree` without a full reveal: the determinism check, the
 // l(i,j) of `probes` random pairs (and of every pair involving leaf 0), and bitwise simulation on
-// random inputs when the tree is binary. Throws RevealFailure on any disagreement.
+// random inputs when the tree is binary. On a grid target every element is checked against `tree`.
+// Throws RevealFailure on any disagreement.
 RevealStats verify(Target& target, const Tree& tree, const RevealOptions& options = {});
+// The same for an order map: every element is checked against its class's tree.
+RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& options = {});
 
 // Sum of `values` in the order of `tree`, with IEEE round-to-nearest additions in `accumulator`
 // and fused nodes aligned to the largest exponent and truncated to precision + extra_bits, then

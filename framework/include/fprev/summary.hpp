@@ -28,6 +28,10 @@ struct TreeSummary {
 // plausible (O(n) each), so summaries of 10^5-leaf trees take milliseconds.
 TreeSummary summarize(const Tree& tree);
 
+// The fused nodes of an arity histogram: "fused 4-term sums", "fused 3- and 4-term sums",
+// "fused 3-, 5- and 9-term sums"; "no fused sums" for a binary tree. A tree that is not a
+// recognised pattern is described as "multiway tree: fused 3- and 4-term sums, depth 7".
+std::string fused_widths(const std::map<std::size_t, std::size_t>& arity);
 // "{2: 1023}" or "{2: 12, 17: 4}"; "{}" for a single leaf.
 std::string format_arity(const std::map<std::size_t, std::size_t>& arity);
 // "1024 leaves, depth 11, arity {2: 1023}, 8 lanes strided, lanes combined pairwise"

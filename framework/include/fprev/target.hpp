@@ -1,6 +1,15 @@
 // The target interface: one concrete accumulation (backend + op + formats + shape + settings) that
-// the engine probes. A target adds `n` summands; it evaluates a *batch* of inputs per call, up to its
-// own max_batch (1 for a dot product, m for a GEMM whose rows each carry one probe).
+// the engine probes. A target adds `n` summands in every output it produces.
+//
+// Two kinds of targets:
+//   * single-output targets (grid 1 x 1): each input gives one output; a call evaluates a batch of
+//     independent inputs, up to max_batch (a dot product: 1; a reference sum: 1);
+//   * grid targets (grid rows x columns > 1): one call produces a whole grid of outputs (GEMM: C is
+//     m x n; GEMV: y is rows x 1; an MPI vector: count x 1), and each output may follow its own
+//     summation tree. The engine places one input on each row (Placement::rows: every element of row
+//     r adds input r's summands) or on each column (Placement::columns), reads every element, and
+//     reveals an order map: which elements follow which tree (see fprev/order_map.hpp and
+//     docs/order-maps.md).
 #pragma once
 
 #include <cstddef>
@@ -8,6 +17,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fprev/format.hpp"
@@ -27,9 +37,12 @@ struct NumericTraits {
   Format accumulator = Format::float32;  // format partial sums are kept in
   Format output = Format::float32;       // format of the result the target returns
   SummandKind summand = SummandKind::plain;
-  // Widest addition node the implementation can plausibly contain: 2 for ordinary IEEE adds,
-  // w+1 for a matrix accelerator adding w products and the accumulator in one fused step. A revealed
-  // node wider than this is reported as a misbehaving target, never returned as a tree.
+  // Widest fused step of the target's arithmetic *model*, where one is known (w+1 for a matrix
+  // accelerator adding w products and the accumulator in one step). It bounds the naive search's
+  // enumeration and tells the bitwise simulation that even 2-child nodes may be fused steps. It is
+  // NOT an acceptance criterion: the engine accepts revealed fused nodes of any width from any
+  // target and tells a value-dependent order apart by a test (see reveal.hpp), so a backend need not
+  // declare it.
   std::size_t max_fused_width = 2;
   // Extra low-order bits a fused multi-term sum keeps while aligning (Valpey et al., NFM 2025: 0 on Volta,
   // 1 on Ampere, 3 carry bits). The mask scheme keeps this much more headroom.
@@ -45,11 +58,32 @@ struct NumericTraits {
   bool exact_arithmetic_model = true;
 };
 
+// The outputs one call of a target produces, as a grid. 1 x 1 for a single-output target.
+struct OutputGrid {
+  std::size_t rows = 1;
+  std::size_t columns = 1;
+  std::size_t size() const { return rows * columns; }
+  bool single() const { return rows == 1 && columns == 1; }
+  friend bool operator==(const OutputGrid&, const OutputGrid&) = default;
+};
+
+// How a grid target spreads the inputs of one call over its grid.
+enum class Placement : std::uint8_t {
+  rows,     // input p feeds every element of row p (GEMM: row p of op(A), B shared by all rows)
+  columns,  // input p feeds every element of column p (GEMM: column p of op(B), A shared)
+};
+std::string_view to_string(Placement placement);
+
 struct TargetInfo {
   std::string description;  // one line, e.g. "reference sequential float32 sum, n=1000"
-  std::size_t n = 0;        // number of summands (leaves)
+  std::size_t n = 0;        // number of summands (leaves) of every output
   NumericTraits traits;
-  std::size_t max_batch = 1;  // inputs per evaluate() call
+  std::size_t max_batch = 1;  // single-output targets: inputs per evaluate() call
+  OutputGrid grid;            // grid targets: the outputs of one call (1 x 1: single-output)
+  // Grid targets always accept Placement::rows; this says whether they accept Placement::columns
+  // too (a GEMM or GEMV: the input goes into op(B) / x and op(A) holds the shared factors).
+  bool columns_placement = false;
+  bool is_grid() const { return !grid.single(); }
 };
 
 // ---- probes -------------------------------------------------------------------------------------
@@ -90,6 +124,9 @@ struct ProbeBatch {
   const ProbeValues* values = nullptr;
   std::span<const Background* const> backgrounds;
   std::span<const Probe> probes;
+  // Grid targets: probe p goes on row p or column p (probes.size() <= grid.rows or grid.columns;
+  // lines without a probe are idle and their outputs are ignored). Single-output targets: rows.
+  Placement placement = Placement::rows;
 
   // The factors of leaf k in probe p (O(log |active|) for sparse backgrounds).
   SummandValue leaf(std::size_t p, std::uint32_t k) const;
@@ -101,6 +138,8 @@ struct ValueBatch {
   std::size_t rows = 0;          // independent inputs in this call
   std::span<const double> a;     // rows x n, row-major
   std::span<const double> b;     // n factors shared by all rows; empty for plain summands
+  // Grid targets: input p goes on row p or column p, as for probes.
+  Placement placement = Placement::rows;
   SummandValue leaf(std::size_t row, std::size_t n, std::size_t k) const {
     return {a[row * n + k], b.empty() ? 1.0 : b[k]};
   }
@@ -112,9 +151,10 @@ class TargetError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A batched call whose rows or columns carry the same input but disagree: the order depends on the
-// output position (e.g. an edge kernel for the last rows), so no single tree describes the target.
-// The engine reports it as Finding::batch_inconsistent.
+// A batched call whose rows or columns carry the same input but disagree. Targets that still compare
+// their own outputs (single-output targets evaluating several inputs per call, e.g. a GEMM read in
+// one column) throw it; the engine reports it as Finding::batch_inconsistent. Grid targets never
+// need it: the engine compares every element itself and reveals an order map.
 class BatchInconsistent : public TargetError {
  public:
   using TargetError::TargetError;
@@ -132,10 +172,14 @@ class Target {
  public:
   virtual ~Target() = default;
   virtual const TargetInfo& info() const = 0;
-  // outputs.size() == batch.probes.size() <= info().max_batch. Returns each output exactly as the
-  // target produced it, converted to double (exact for every supported output format).
+  // Single-output targets: outputs.size() == batch.probes.size() <= info().max_batch, one output
+  // per probe. Grid targets: outputs.size() == info().grid.size(), every element of the grid,
+  // row-major (element (r, c) at r * columns + c), with the probes placed as batch.placement says.
+  // Returns each output exactly as the target produced it, converted to double (exact for every
+  // supported output format).
   virtual void evaluate(const ProbeBatch& batch, std::span<double> outputs) = 0;
-  // outputs.size() == batch.rows <= info().max_batch.
+  // Single-output targets: outputs.size() == batch.rows <= info().max_batch. Grid targets: as for
+  // probes, the whole grid with input p on row (or column) p.
   virtual void evaluate(const ValueBatch& batch, std::span<double> outputs) = 0;
 };
 

@@ -33,28 +33,47 @@ struct PairLevel {
   std::uint32_t j;
 };
 
-}  // namespace
+class BasicFprev final : public RevealAlgorithm {
+ public:
+  BasicFprev(std::size_t n, const MaskScheme& scheme, const Background* all_active)
+      : n_(static_cast<std::uint32_t>(n)) {
+    if (n_ >= 2 && n_ - 2 >= scheme.exact_count_limit)
+      fail(Finding::unsupported,
+           "BasicFPRev needs every count up to n-2 = " + std::to_string(n_ - 2) +
+               " to be exact, but the output format counts exactly only below " +
+               std::to_string(scheme.exact_count_limit) +
+               "; use the default algorithm (fprev), which switches to the low-dynamic-range variant");
+    requests_.reserve(static_cast<std::size_t>(n_) * (n_ - 1) / 2);
+    for (std::uint32_t i = 0; i < n_; ++i)
+      for (std::uint32_t j = i + 1; j < n_; ++j) requests_.push_back({i, j, all_active, n_});
+  }
 
-Tree run_basic(ProbeSession& session) {
-  const auto n = static_cast<std::uint32_t>(session.leaves());
-  if (n >= 2 && n - 2 >= session.scheme().exact_count_limit)
-    fail(Finding::unsupported,
-         "BasicFPRev needs every count up to n-2 = " + std::to_string(n - 2) +
-             " to be exact, but the output format counts exactly only below " +
-             std::to_string(session.scheme().exact_count_limit) +
-             "; use the default algorithm (fprev), which switches to the low-dynamic-range variant");
-  std::vector<ProbeRequest> requests;
-  requests.reserve(static_cast<std::size_t>(n) * (n - 1) / 2);
-  for (std::uint32_t i = 0; i < n; ++i)
-    for (std::uint32_t j = i + 1; j < n; ++j) requests.push_back({i, j, session.all_active(), n});
-  std::vector<Measurement> results(requests.size());
-  session.measure(requests, results);
+  bool done() const override { return answered_; }
+  std::span<const ProbeRequest> wave() override {
+    return answered_ ? std::span<const ProbeRequest>() : std::span<const ProbeRequest>(requests_);
+  }
+  void accept(std::span<const Measurement> results) override {
+    tree_ = build(results);
+    answered_ = true;
+    requests_ = {};
+  }
+  Tree finish() override { return n_ < 2 ? TreeBuilder(n_).build() : std::move(tree_); }
 
+ private:
+  Tree build(std::span<const Measurement> results) const;
+
+  std::uint32_t n_;
+  std::vector<ProbeRequest> requests_;
+  bool answered_ = false;
+  Tree tree_;
+};
+
+Tree BasicFprev::build(std::span<const Measurement> results) const {
+  const std::uint32_t n = n_;
+  const std::vector<ProbeRequest>& requests = requests_;
   std::vector<PairLevel> pairs(requests.size());
   for (std::size_t k = 0; k < requests.size(); ++k)
     pairs[k] = {results[k].l, requests[k].plus, requests[k].minus};
-  requests = {};
-  results = {};
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const PairLevel& a, const PairLevel& b) { return a.l < b.l; });
 
@@ -120,6 +139,13 @@ Tree run_basic(ProbeSession& session) {
     begin = end;
   }
   return builder.build();
+}
+
+}  // namespace
+
+std::unique_ptr<RevealAlgorithm> make_basic(std::size_t n, const MaskScheme& scheme,
+                                            const Background* all_active) {
+  return std::make_unique<BasicFprev>(n, scheme, all_active);
 }
 
 }  // namespace fprev::detail

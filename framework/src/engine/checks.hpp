@@ -1,18 +1,65 @@
-// Checks around a reveal: determinism before, verification of the tree after.
+// Checks around a reveal: determinism before, verification of the tree after, and the test that
+// tells a fixed fused node from a value-dependent order.
 #pragma once
+
+#include <functional>
 
 #include "algorithms.hpp"
 
 namespace fprev::detail {
 
-void check_determinism(ProbeSession& session, const RevealOptions& options);
-// Compares the target with `tree`: `probe_count` random l(i,j) (plus every l(0,j) when
+// Random inputs and what the target returned for them.
+struct ValueRecord {
+  std::size_t inputs = 0;    // rows of a (grid targets: one per row of the grid)
+  std::size_t distinct = 0;  // distinct random inputs among them
+  std::vector<double> a, b;
+  std::vector<double> outputs;
+};
+
+// Single-output targets: repeated random inputs; grid targets: every element of repeated calls.
+// Returns the inputs and outputs, for check_unchanged after the reveal.
+ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options);
+// Evaluates the recorded inputs again: an output that differs now means the order changed between
+// calls (batch_inconsistent), something no run-to-run comparison of back-to-back calls can see.
+void check_unchanged(ProbeSession& session, const ValueRecord& record);
+
+// Compares a single-output target with `tree`: `probe_count` random l(i,j) (plus every l(0,j) when
 // `all_from_first` is set) and, where the arithmetic model applies, bitwise simulation of
 // `input_count` random inputs. Throws RevealFailure(verification_failed) on any disagreement.
 void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                 std::size_t probe_count, bool all_from_first, RevealStats& stats);
-// A revealed node wider than the target can fuse means the masks met in one "node" only because
-// the order moved them together.
-void check_fused_width(const ProbeSession& session, const Tree& tree);
+
+// Grid targets: bitwise simulation of random inputs, every element against its class's tree
+// (`element_class` row-major, `trees` by class id). A mismatch is a note for targets without an
+// exact arithmetic model, a failure otherwise.
+void check_grid_simulation(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
+                           const std::function<const Tree&(std::uint32_t)>& tree_of,
+                           const RevealOptions& options, RevealStats& stats);
+
+// The fused-node test (fused_node_test.cpp). For every node of `tree` with three or more children
+// (a sample of at most a few), inputs on which any fixed fused step returns its exact sum, while an
+// order that sorts by value rounds an intermediate sum. `evaluate` runs the inputs (rows x n
+// values of a, shared b) on the elements concerned and returns, per input, the outputs observed
+// there (several for a grid class). Throws RevealFailure(value_dependent) with what it observed.
+using FusedTestRunner = std::function<std::vector<std::vector<double>>(
+    std::size_t inputs, const std::vector<double>& a, const std::vector<double>& b)>;
+void check_fused_nodes(const TargetInfo& info, const Tree& tree, const FusedTestRunner& evaluate,
+                       RevealStats& stats, const std::string& where = {});
+
+// A random input that adding in the tree's order does not reproduce bitwise: a note on the stats
+// for targets whose arithmetic is not modelled exactly (the order rests on the probes), a
+// verification_failed diagnostic otherwise. Returns true when it was only a note.
+bool simulation_mismatch(const NumericTraits& traits, const std::string& what, const std::string& probe,
+                         double output, RevealStats& stats);
+
+// The leaves under `node`, ascending (iterative).
+std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node);
+
+// Runs `run` run_count times: every output finite, and bitwise the same in every run; otherwise a
+// nondeterministic (or non_finite_output) diagnostic naming the output with `name`.
+// Returns the outputs of the first run.
+std::vector<double> compare_runs(std::size_t run_count,
+                                 const std::function<std::vector<double>()>& run,
+                                 const std::function<std::string(std::size_t)>& name);
 
 }  // namespace fprev::detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -41,24 +42,25 @@ Variability variability(const std::vector<std::vector<double>>& runs) {
 
 }  // namespace
 
-void check_determinism(ProbeSession& session, const RevealOptions& options) {
-  const std::size_t rows = std::max<std::size_t>(1, options.determinism_inputs);
-  const std::size_t run_count = std::max<std::size_t>(2, options.determinism_runs);
-  const RandomInputs inputs = make_random_inputs(session.info(), rows, options.seed ^ 0xd37e, 10);
+// Runs `run` run_count times: every output must be finite and bitwise the same in every run.
+std::vector<double> compare_runs(std::size_t run_count,
+                                 const std::function<std::vector<double>()>& run,
+                                 const std::function<std::string(std::size_t)>& name) {
   std::vector<std::vector<double>> runs;
   for (std::size_t r = 0; r < run_count; ++r) {
-    runs.push_back(session.evaluate_values(rows, inputs.a, inputs.b));
-    for (std::size_t d = 0; d < rows; ++d) {
+    runs.push_back(run());
+    for (std::size_t d = 0; d < runs.back().size(); ++d) {
       if (!std::isfinite(runs.back()[d])) {
         std::ostringstream os;
-        os << "the target returned " << runs.back()[d] << " for random finite input #" << d;
-        fail(Finding::non_finite_output, os.str(), "random input #" + std::to_string(d),
-             runs.back()[d], "a broken kernel (NaN or overflow on ordinary inputs)");
+        os << "the target returned " << runs.back()[d] << " for " << name(d) << " (finite values)";
+        fail(Finding::non_finite_output, os.str(), name(d), runs.back()[d],
+             "a broken kernel (NaN or overflow on ordinary inputs)");
       }
     }
   }
+  const std::size_t outputs = runs.front().size();
   for (std::size_t r = 1; r < runs.size(); ++r) {
-    for (std::size_t d = 0; d < rows; ++d) {
+    for (std::size_t d = 0; d < outputs; ++d) {
       if (same_bits(runs[r][d], runs[0][d])) continue;
       Diagnostic diagnostic;
       diagnostic.finding = Finding::nondeterministic;
@@ -68,9 +70,9 @@ void check_determinism(ProbeSession& session, const RevealOptions& options) {
       os << "the same input gave different outputs in repeated runs (run 1: " << runs[0][d]
          << ", run " << r + 1 << ": " << runs[r][d] << "); V_c = "
          << diagnostic.variability->count_variability << ", V_ermv = " << diagnostic.variability->ermv
-         << " over " << run_count << " runs of " << rows << " inputs";
+         << " over " << run_count << " runs of " << outputs << " outputs";
       diagnostic.message = os.str();
-      diagnostic.probe = "random input #" + std::to_string(d);
+      diagnostic.probe = name(d);
       diagnostic.raw_output = runs[r][d];
       diagnostic.likely_cause =
           "run-to-run non-determinism (atomic additions, dynamic work distribution between "
@@ -78,6 +80,65 @@ void check_determinism(ProbeSession& session, const RevealOptions& options) {
           "(e.g. a deterministic mode, fixed thread count) before gating it";
       throw RevealFailure(std::move(diagnostic));
     }
+  }
+  return runs.front();
+}
+
+namespace {
+
+std::vector<double> evaluate_record(ProbeSession& session, const ValueRecord& record) {
+  if (!session.info().is_grid()) return session.evaluate_values(record.inputs, record.a, record.b);
+  return session.evaluate_value_grid(Placement::rows, record.inputs, record.a, record.b);
+}
+
+// "random input #2" or "random input #2 at output element (10, 3)".
+std::string record_output_name(const TargetInfo& info, std::size_t distinct, std::size_t d) {
+  if (!info.is_grid()) return "random input #" + std::to_string(d);
+  const std::size_t columns = info.grid.columns;
+  return "random input #" + std::to_string((d / columns) % distinct) + " at output element (" +
+         std::to_string(d / columns) + ", " + std::to_string(d % columns) + ")";
+}
+
+}  // namespace
+
+
+ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options) {
+  const std::size_t rows = std::max<std::size_t>(1, options.determinism_inputs);
+  const std::size_t run_count = std::max<std::size_t>(2, options.determinism_runs);
+  const TargetInfo& info = session.info();
+  ValueRecord record;
+  record.distinct = rows;
+  const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0xd37e, 10);
+  record.b = inputs.b;
+  if (!info.is_grid()) {
+    record.inputs = rows;
+    record.a = inputs.a;
+  } else {
+    // Grid targets: the inputs repeat over the rows, and every element is compared run to run.
+    const std::size_t lines = session.lines(Placement::rows), n = info.n;
+    record.inputs = lines;
+    record.a.resize(lines * n);
+    for (std::size_t r = 0; r < lines; ++r)
+      std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>((r % rows) * n), n,
+                  record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
+  }
+  record.outputs = compare_runs(run_count, [&] { return evaluate_record(session, record); },
+                                [&](std::size_t d) { return record_output_name(info, rows, d); });
+  return record;
+}
+
+void check_unchanged(ProbeSession& session, const ValueRecord& record) {
+  const std::vector<double> now = evaluate_record(session, record);
+  for (std::size_t d = 0; d < now.size(); ++d) {
+    if (same_bits(now[d], record.outputs[d])) continue;
+    std::ostringstream os;
+    os.precision(17);
+    os << record_output_name(session.info(), record.distinct, d) << " gave " << record.outputs[d]
+       << " before the reveal and " << now[d] << " after it";
+    fail(Finding::batch_inconsistent, os.str(), record_output_name(session.info(), record.distinct, d),
+         now[d],
+         "the order changes between calls (with the call count, a cache or tuning state, or the "
+         "other inputs of the call), so the revealed tree or map does not describe every call");
   }
 }
 

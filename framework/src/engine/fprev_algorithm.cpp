@@ -59,25 +59,50 @@ struct Frame {
 
 constexpr std::uint32_t kPeeledSlot = std::numeric_limits<std::uint32_t>::max();
 
-class FprevBuilder {
+class FprevBuilder final : public RevealAlgorithm {
  public:
-  FprevBuilder(ProbeSession& session, const RevealOptions& options)
-      : session_(session),
+  FprevBuilder(std::size_t n, const MaskScheme& scheme, const Background* all_active,
+               const RevealOptions& options)
+      : all_active_(all_active),
         pivot_(options.pivot),
         rng_(options.seed),
-        n_(static_cast<std::uint32_t>(session.leaves())),
-        builder_(session.leaves()),
-        restricted_(session.leaves() >= 2 &&
-                    session.leaves() - 2 >= session.scheme().exact_count_limit) {}
+        n_(static_cast<std::uint32_t>(n)),
+        builder_(n),
+        restricted_(uses_low_range_mode(n, scheme)) {
+    if (n_ >= 2) {
+      std::vector<std::uint32_t> all(n_);
+      for (std::uint32_t k = 0; k < n_; ++k) all[k] = k;
+      top_ = new_frame(std::move(all), kNone, 0, kNone, 0);
+    }
+  }
 
-  bool low_range_mode() const { return restricted_; }
+  bool done() const override { return waiting_.empty() && wave_.empty(); }
+  std::size_t leaves_placed() const override { return placed_; }
 
-  Tree run() {
-    std::vector<std::uint32_t> all(n_);
-    for (std::uint32_t k = 0; k < n_; ++k) all[k] = k;
-    const std::uint32_t top = new_frame(std::move(all), kNone, 0, kNone, 0);
-    while (!waiting_.empty()) probe_wave();
-    if (frames_[top].root == kNoNode) fail(Finding::inconsistent_structure, "the tree is incomplete");
+  std::span<const ProbeRequest> wave() override {
+    if (wave_.empty() && !waiting_.empty()) build_wave();
+    return requests_;
+  }
+
+  void accept(std::span<const Measurement> results) override {
+    if (results.size() != requests_.size())
+      fail(Finding::inconsistent_structure, "internal: a wave was answered with the wrong count");
+    std::size_t offset = 0;
+    for (std::uint32_t id : wave_) {
+      const std::size_t count = frames_[id].leaves.size() - 1;
+      expand(id, results.subspan(offset, count));
+      offset += count;
+    }
+    wave_.clear();
+    requests_.clear();
+    backgrounds_.clear();
+    finish_done_frames();
+  }
+
+  Tree finish() override {
+    if (n_ < 2) return TreeBuilder(n_).build();
+    if (!done() || frames_[top_].root == kNoNode)
+      fail(Finding::inconsistent_structure, "the tree is incomplete");
     return builder_.build();
   }
 
@@ -118,37 +143,23 @@ class FprevBuilder {
     return f.size + (f.rep == kNone ? 0 : 1);
   }
 
-  void probe_wave() {
-    std::vector<std::uint32_t> wave;
-    wave.swap(waiting_);
-    // Backgrounds of this wave (restricted mode): one per frame.
-    std::vector<Background> backgrounds;
-    backgrounds.reserve(wave.size());
-    std::vector<ProbeRequest> requests;
-    for (std::uint32_t id : wave) {
+  // The probes of every waiting frame, as one wave: l(i, j) for j in I - {i}.
+  void build_wave() {
+    wave_.swap(waiting_);
+    backgrounds_.reserve(wave_.size());  // stable addresses: requests point into it
+    for (std::uint32_t id : wave_) {
       const Frame& f = frames_[id];
-      const Background* background = session_.all_active();
+      const Background* background = all_active_;
       if (restricted_) {
         std::vector<std::uint32_t> active = f.leaves;
         if (f.rep != kNone) active.insert(std::upper_bound(active.begin(), active.end(), f.rep), f.rep);
-        backgrounds.push_back(ProbeSession::restricted(std::move(active)));
-        background = &backgrounds.back();
+        backgrounds_.push_back(ProbeSession::restricted(std::move(active)));
+        background = &backgrounds_.back();
       }
       const std::uint32_t active = active_count(f);
       for (std::uint32_t j : f.leaves)
-        if (j != f.i) requests.push_back({f.i, j, background, active});
+        if (j != f.i) requests_.push_back({f.i, j, background, active});
     }
-    std::vector<Measurement> results(requests.size());
-    session_.measure(requests, results);
-
-    std::size_t offset = 0;
-    for (std::uint32_t id : wave) {
-      const std::size_t count = frames_[id].leaves.size() - 1;
-      expand(id, std::span<const Measurement>(results).subspan(offset, count));
-      offset += count;
-    }
-    finish_done_frames();
-    session_.report_progress(placed_);
   }
 
   [[noreturn]] void structure_error(const Frame& f, std::uint32_t j, std::uint32_t l,
@@ -314,7 +325,7 @@ class FprevBuilder {
     done_.push_back(id);
   }
 
-  ProbeSession& session_;
+  const Background* all_active_;
   Pivot pivot_;
   std::mt19937_64 rng_;
   std::uint32_t n_;
@@ -324,18 +335,39 @@ class FprevBuilder {
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> done_;
   std::size_t placed_ = 0;
+  std::uint32_t top_ = 0;
+  // The wave being measured: its frames, requests and (restricted mode) backgrounds.
+  std::vector<std::uint32_t> wave_;
+  std::vector<ProbeRequest> requests_;
+  std::vector<Background> backgrounds_;
 };
 
 }  // namespace
 
-Tree run_fprev(ProbeSession& session, const RevealOptions& options, RevealStats& stats) {
-  FprevBuilder builder(session, options);
-  stats.low_range_mode = builder.low_range_mode();
-  if (session.leaves() == 1) {
-    TreeBuilder single(1);
-    return single.build();
+bool uses_low_range_mode(std::size_t n, const MaskScheme& scheme) {
+  return n >= 2 && n - 2 >= scheme.exact_count_limit;
+}
+
+std::unique_ptr<RevealAlgorithm> make_fprev(std::size_t n, const MaskScheme& scheme,
+                                            const Background* all_active,
+                                            const RevealOptions& options) {
+  return std::make_unique<FprevBuilder>(n, scheme, all_active, options);
+}
+
+}  // namespace fprev::detail
+
+namespace fprev::detail {
+
+Tree run_waves(ProbeSession& session, RevealAlgorithm& algorithm) {
+  std::vector<Measurement> results;
+  while (!algorithm.done()) {
+    const std::span<const ProbeRequest> wave = algorithm.wave();
+    results.resize(wave.size());
+    session.measure(wave, results);
+    algorithm.accept(results);
+    session.report_progress(algorithm.leaves_placed());
   }
-  return builder.run();
+  return algorithm.finish();
 }
 
 }  // namespace fprev::detail

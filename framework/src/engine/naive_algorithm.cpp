@@ -16,7 +16,7 @@ namespace fprev::detail {
 namespace {
 
 constexpr std::size_t kMaxNaiveLeaves = 8;
-constexpr std::size_t kInputs = 32;
+constexpr std::size_t kInputs = kNaiveInputs;
 
 struct Part {
   std::uint32_t subset;
@@ -147,17 +147,23 @@ class NaiveSearch {
 
 }  // namespace
 
-Tree run_naive(ProbeSession& session, std::uint64_t seed) {
-  const TargetInfo& info = session.info();
-  const std::size_t n = info.n;
+void check_naive_size(std::size_t n) {
   if (n > kMaxNaiveLeaves)
     fail(Finding::unsupported, "the naive search enumerates every tree and is limited to n <= " +
                                    std::to_string(kMaxNaiveLeaves) + " (n = " + std::to_string(n) + ")");
-  if (n == 1) return TreeBuilder(1).build();
+}
+
+RandomInputs naive_inputs(const TargetInfo& info, std::uint64_t seed) {
   // Summands within a few binades of each other: every addition rounds, so different trees give
   // different results (widely spread values would swamp each other and hide the order).
-  const RandomInputs inputs = make_random_inputs(info, kInputs, seed, 3);
-  const std::vector<double> expected = session.evaluate_values(kInputs, inputs.a, inputs.b);
+  return make_random_inputs(info, kNaiveInputs, seed, 3);
+}
+
+Tree naive_search(const TargetInfo& info, const RandomInputs& inputs,
+                  const std::vector<double>& expected) {
+  const std::size_t n = info.n;
+  check_naive_size(n);
+  if (n == 1) return TreeBuilder(1).build();
   NaiveSearch search(info, inputs, n);
   const auto found = search.matches(expected);
   if (found.empty())
@@ -172,6 +178,14 @@ Tree run_naive(ProbeSession& session, std::uint64_t seed) {
          std::to_string(found.size()) +
              " different trees reproduce the random inputs; the naive search cannot decide");
   return search.to_tree(found.front());
+}
+
+Tree run_naive(ProbeSession& session, std::uint64_t seed) {
+  const TargetInfo& info = session.info();
+  check_naive_size(info.n);
+  if (info.n == 1) return TreeBuilder(1).build();
+  const RandomInputs inputs = naive_inputs(info, seed);
+  return naive_search(info, inputs, session.evaluate_values(kNaiveInputs, inputs.a, inputs.b));
 }
 
 }  // namespace fprev::detail

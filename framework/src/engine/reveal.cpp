@@ -1,19 +1,20 @@
 // reveal() and verify(): the engine's entry points. Order of work: choose the mask scheme, check
-// determinism, run the algorithm, then check the tree (fused width, sampled l(i,j), simulation).
+// determinism, run the algorithm (on a grid target: reveal the order map and check every element
+// against its class's tree), then check the tree(s): fused nodes against value-dependent orders,
+// sampled l(i,j), simulation.
 #include "fprev/reveal.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <sstream>
 
 #include "checks.hpp"
+#include "map_reveal.hpp"
 
 namespace fprev {
 
-using detail::check_determinism;
-using detail::check_fused_width;
-using detail::check_tree;
-using detail::fail;
-using detail::ProbeSession;
+using namespace detail;
 
 std::string_view to_string(Algorithm algorithm) {
   switch (algorithm) {
@@ -85,31 +86,173 @@ MaskScheme scheme_for(const TargetInfo& info) {
 
 }  // namespace
 
+namespace {
+
+void check_grid(const TargetInfo& info) {
+  if (info.grid.rows == 0 || info.grid.columns == 0)
+    fail(Finding::unsupported, "the target declares an empty output grid", {}, std::nullopt,
+         "a target bug: a grid target has at least one row and one column");
+}
+
+Tree reveal_single(ProbeSession& session, const RevealOptions& options, RevealStats& stats) {
+  const std::size_t n = session.leaves();
+  switch (options.algorithm) {
+    case Algorithm::fprev: {
+      stats.low_range_mode = uses_low_range_mode(n, session.scheme());
+      const auto algorithm = make_fprev(n, session.scheme(), session.all_active(), options);
+      return run_waves(session, *algorithm);
+    }
+    case Algorithm::basic: {
+      const auto algorithm = make_basic(n, session.scheme(), session.all_active());
+      return run_waves(session, *algorithm);
+    }
+    case Algorithm::naive:
+      return run_naive(session, options.seed);
+  }
+  return {};
+}
+
+// The fused-node test on a single-output target: one output per input.
+FusedTestRunner single_runner(ProbeSession& session) {
+  return [&session](std::size_t inputs, const std::vector<double>& a, const std::vector<double>& b) {
+    const std::vector<double> out = session.evaluate_values(inputs, a, b);
+    std::vector<std::vector<double>> per_input(inputs);
+    for (std::size_t k = 0; k < inputs; ++k) per_input[k].push_back(out[k]);
+    return per_input;
+  };
+}
+
+// The fused-node test on one class of a grid target: the inputs go on the class's rows (cyclically,
+// as many calls as needed), and every element of the class on those rows answers.
+FusedTestRunner class_runner(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
+                             std::uint32_t id) {
+  return [&session, &element_class, id](std::size_t inputs, const std::vector<double>& a,
+                                        const std::vector<double>& b) {
+    const TargetInfo& info = session.info();
+    const std::size_t rows = info.grid.rows, columns = info.grid.columns, n = info.n;
+    std::vector<std::size_t> class_rows;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < columns; ++c)
+        if (element_class[r * columns + c] == id) {
+          class_rows.push_back(r);
+          break;
+        }
+    std::vector<std::vector<double>> per_input(inputs);
+    std::vector<double> grid_a(rows * n, 0.0);
+    for (std::size_t first = 0; first < inputs; first += class_rows.size()) {
+      std::vector<std::size_t> input_of(rows, 0);
+      for (std::size_t k = 0; k < class_rows.size(); ++k) {
+        const std::size_t input = (first + k) % inputs;
+        input_of[class_rows[k]] = input;
+        std::copy_n(a.begin() + static_cast<std::ptrdiff_t>(input * n), n,
+                    grid_a.begin() + static_cast<std::ptrdiff_t>(class_rows[k] * n));
+      }
+      const std::vector<double> out = session.evaluate_value_grid(Placement::rows, rows, grid_a, b);
+      for (std::size_t r : class_rows)
+        for (std::size_t c = 0; c < columns; ++c)
+          if (element_class[r * columns + c] == id) per_input[input_of[r]].push_back(out[r * columns + c]);
+    }
+    return per_input;
+  };
+}
+
+// The fused-node test of every class, on the class's own elements.
+void check_fused_nodes_per_class(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
+                                 const std::function<const Tree&(std::uint32_t)>& tree_of,
+                                 RevealStats& stats) {
+  const std::size_t columns = session.info().grid.columns;
+  std::vector<bool> tested;
+  for (std::size_t e = 0; e < element_class.size(); ++e) {
+    const std::uint32_t id = element_class[e];
+    if (id >= tested.size()) tested.resize(id + 1, false);
+    if (tested[id]) continue;
+    tested[id] = true;
+    check_fused_nodes(session.info(), tree_of(id), class_runner(session, element_class, id), stats,
+                      " (output element (" + std::to_string(e / columns) + ", " +
+                          std::to_string(e % columns) + ") and the other elements of its class)");
+  }
+}
+
+// Naive search on a grid target: every element sees the same random inputs (one call each, the
+// input on every row); elements answering alike form a class, searched on its own outputs.
+OrderMap reveal_grid_naive(ProbeSession& session, const RevealOptions& options) {
+  const TargetInfo& info = session.info();
+  check_naive_size(info.n);
+  const std::size_t rows = info.grid.rows, n = info.n;
+  const RandomInputs inputs = naive_inputs(info, options.seed);
+  std::vector<std::vector<double>> outputs(info.grid.size());
+  std::vector<double> a(rows * n);
+  for (std::size_t t = 0; t < kNaiveInputs; ++t) {
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>(t * n), n,
+                  a.begin() + static_cast<std::ptrdiff_t>(r * n));
+    const std::vector<double> out = session.evaluate_value_grid(Placement::rows, rows, a, inputs.b);
+    for (std::size_t e = 0; e < out.size(); ++e) outputs[e].push_back(out[e]);
+  }
+  std::map<std::vector<double>, std::size_t> groups;
+  std::vector<std::size_t> element_class(info.grid.size());
+  std::vector<Tree> trees;
+  for (std::size_t e = 0; e < outputs.size(); ++e) {
+    auto [it, added] = groups.emplace(outputs[e], trees.size());
+    if (added) trees.push_back(naive_search(info, inputs, outputs[e]));
+    element_class[e] = it->second;
+  }
+  // Different outputs may still come from one tree (a kernel with other arithmetic): merge.
+  for (std::size_t& k : element_class)
+    for (std::size_t j = 0; j < k; ++j)
+      if (trees[j] == trees[k]) {
+        k = j;
+        break;
+      }
+  return map_of_elements(info.grid, element_class, std::move(trees));
+}
+
+OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, RevealStats& stats) {
+  if (options.algorithm == Algorithm::naive) return reveal_grid_naive(session, options);
+  stats.low_range_mode =
+      options.algorithm == Algorithm::fprev && uses_low_range_mode(session.leaves(), session.scheme());
+  MapRevealer revealer(session, options, stats);
+  do {
+    revealer.reveal();
+  } while (!revealer.check_elements(true));
+  const OrderMap map = revealer.map();
+  const std::vector<std::uint32_t> element_class = revealer.element_classes();
+  check_fused_nodes_per_class(session, element_class,
+                              [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
+                              stats);
+  check_grid_simulation(
+      session, element_class, [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
+      options, stats);
+  return map;
+}
+
+}  // namespace
+
 RevealResult reveal(Target& target, const RevealOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   RevealResult result;
+  check_grid(target.info());
   result.scheme = scheme_for(target.info());
   ProbeSession session(target, result.scheme, options, result.stats);
-  check_determinism(session, options);
-  switch (options.algorithm) {
-    case Algorithm::fprev:
-      result.tree = run_fprev(session, options, result.stats);
-      break;
-    case Algorithm::basic:
-      result.tree = run_basic(session);
-      break;
-    case Algorithm::naive:
-      result.tree = run_naive(session, options.seed);
-      break;
+  const ValueRecord before = check_determinism(session, options);
+  if (target.info().is_grid()) {
+    result.map = reveal_grid(session, options, result.stats);
+    if (result.map.single_class()) result.tree = result.map.classes.front().tree;
+  } else {
+    result.tree = reveal_single(session, options, result.stats);
+    check_fused_nodes(target.info(), result.tree, single_runner(session), result.stats);
+    check_tree(session, result.tree, options, options.verify_probes, false, result.stats);
+    result.map = OrderMap::uniform(target.info().grid, result.tree);
   }
-  check_fused_width(session, result.tree);
-  check_tree(session, result.tree, options, options.verify_probes, false, result.stats);
+  check_unchanged(session, before);
+  result.stats.map_classes = result.map.classes.size();
   result.stats.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 
 RevealStats verify(Target& target, const Tree& tree, const RevealOptions& options) {
+  if (target.info().is_grid()) return verify(target, OrderMap::uniform(target.info().grid, tree), options);
   const auto start = std::chrono::steady_clock::now();
   RevealStats stats;
   if (tree.leaf_count() != target.info().n) {
@@ -120,8 +263,40 @@ RevealStats verify(Target& target, const Tree& tree, const RevealOptions& option
   const MaskScheme scheme = scheme_for(target.info());
   ProbeSession session(target, scheme, options, stats);
   check_determinism(session, options);
-  check_fused_width(session, tree);
+  check_fused_nodes(target.info(), tree, single_runner(session), stats);
   check_tree(session, tree, options, options.verify_probes, true, stats);
+  stats.total_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& options) {
+  const TargetInfo& info = target.info();
+  if (!info.is_grid()) {
+    if (!info.grid.single() || !(map.grid == info.grid) || map.classes.size() != 1)
+      fail(Finding::verification_failed,
+           "a single-output target has a map of one class on a 1 x 1 grid; this map has " +
+               std::to_string(map.classes.size()) + " classes on a " +
+               std::to_string(map.grid.rows) + " x " + std::to_string(map.grid.columns) + " grid");
+    return verify(target, map.classes.front().tree, options);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  RevealStats stats;
+  check_grid(info);
+  const MaskScheme scheme = scheme_for(info);
+  ProbeSession session(target, scheme, options, stats);
+  check_determinism(session, options);
+  detail::MapRevealer revealer(session, options, stats);
+  revealer.assume(map);
+  revealer.check_elements(false);
+  const std::vector<std::uint32_t> element_class = revealer.element_classes();
+  check_fused_nodes_per_class(session, element_class,
+                              [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
+                              stats);
+  check_grid_simulation(
+      session, element_class, [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
+      options, stats);
+  stats.map_classes = map.classes.size();
   stats.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return stats;

@@ -5,6 +5,10 @@
 
 namespace fprev {
 
+std::string_view to_string(Placement placement) {
+  return placement == Placement::rows ? "rows" : "columns";
+}
+
 std::uint64_t Background::next_id() {
   static std::atomic<std::uint64_t> counter{0};
   return ++counter;  // 0 is never handed out: it means "nothing materialised"

@@ -8,9 +8,7 @@
 #include "checks.hpp"
 
 namespace fprev::detail {
-namespace {
 
-// Leaves under `node`, ascending (iterative).
 std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node) {
   std::vector<std::uint32_t> leaves;
   std::vector<NodeId> stack{node};
@@ -26,6 +24,22 @@ std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node) {
   std::sort(leaves.begin(), leaves.end());
   return leaves;
 }
+
+bool simulation_mismatch(const NumericTraits& traits, const std::string& what, const std::string& probe,
+                         double output, RevealStats& stats) {
+  if (!traits.exact_arithmetic_model) {
+    stats.arithmetic_note = what +
+                            ": the order is revealed by the probes, but the library's arithmetic "
+                            "keeps extra precision somewhere (e.g. a wider accumulator for part "
+                            "of the sum)";
+    return true;
+  }
+  fail(Finding::verification_failed, what, probe, output,
+       "extra precision in the accumulator (wider registers, a different accumulator format), "
+       "a non-IEEE adder, or an order that depends on the values");
+}
+
+namespace {
 
 void check_probes(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                   std::size_t probe_count, bool all_from_first, RevealStats& stats) {
@@ -103,16 +117,8 @@ void check_simulation(ProbeSession& session, const Tree& tree, const RevealOptio
     os << "on random input #" << r << " the target returned " << outputs[r]
        << " but adding in the order of the tree (round to nearest in "
        << to_string(traits.accumulator) << ") gives " << expected;
-    if (!traits.exact_arithmetic_model) {
-      stats.arithmetic_note = os.str() +
-                              ": the order is revealed by the probes, but the library's arithmetic "
-                              "keeps extra precision somewhere (e.g. a wider accumulator for part "
-                              "of the sum)";
+    if (simulation_mismatch(traits, os.str(), "random input #" + std::to_string(r), outputs[r], stats))
       return;
-    }
-    fail(Finding::verification_failed, os.str(), "random input #" + std::to_string(r), outputs[r],
-         "extra precision in the accumulator (wider registers, a different accumulator format), "
-         "a non-IEEE adder, or an order that depends on the values");
   }
   stats.simulated_inputs += rows;
 }
@@ -123,19 +129,6 @@ void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& op
                 std::size_t probe_count, bool all_from_first, RevealStats& stats) {
   check_probes(session, tree, options, probe_count, all_from_first, stats);
   check_simulation(session, tree, options, stats);
-}
-
-void check_fused_width(const ProbeSession& session, const Tree& tree) {
-  const std::size_t width = tree.max_arity();
-  const std::size_t allowed = std::max<std::size_t>(2, session.info().traits.max_fused_width);
-  if (width <= allowed) return;
-  fail(Finding::value_dependent,
-       "the probes describe a node adding " + std::to_string(width) +
-           " summands at once, but this target adds at most " + std::to_string(allowed) +
-           " terms in one step",
-       {}, std::nullopt,
-       "the order depends on the values: e.g. the summands are sorted by magnitude, so the masks "
-       "+-M always meet last and every probe looks alike");
 }
 
 }  // namespace fprev::detail

@@ -194,11 +194,23 @@ TreeSummary summarize(const Tree& tree) {
   if (!summary.recognized) {
     summary.description = summary.max_arity <= 2
                               ? "binary tree, depth " + std::to_string(summary.depth)
-                              : "multiway tree (fused nodes up to " +
-                                    std::to_string(summary.max_arity) + " children), depth " +
+                              : "multiway tree: " + fused_widths(summary.arity) + ", depth " +
                                     std::to_string(summary.depth);
   }
   return summary;
+}
+
+std::string fused_widths(const std::map<std::size_t, std::size_t>& arity) {
+  std::vector<std::size_t> widths;
+  for (const auto& [children, count] : arity)
+    if (children > 2 && count > 0) widths.push_back(children);
+  if (widths.empty()) return "no fused sums";
+  std::string text = "fused ";
+  for (std::size_t k = 0; k < widths.size(); ++k) {
+    if (k > 0) text += k + 1 == widths.size() ? " and " : ", ";
+    text += std::to_string(widths[k]) + (k + 1 == widths.size() ? "-term sums" : "-");
+  }
+  return text;
 }
 
 std::string format_arity(const std::map<std::size_t, std::size_t>& arity) {

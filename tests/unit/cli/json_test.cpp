@@ -32,6 +32,45 @@ TEST(Json, FusedNodesShowInTheArity) {
   EXPECT_EQ(json["max_arity"], 3);
 }
 
+TEST(Json, OrderMapHasOneEntryPerRegionWithInclusiveRanges) {
+  // A 6 x 4 grid: rows 0-3 sequential, rows 4-5 pairwise except column 3, which is sequential too.
+  // Element (r, c) of class k: rows and columns as inclusive [first, last] pairs, the class's tree
+  // on every entry of the class (class 0 has two regions, so two entries).
+  const Tree sequential = parse_sexpr("(((0 1) 2) 3)");
+  const Tree pairwise = parse_sexpr("((0 1) (2 3))");
+  std::vector<std::size_t> class_of(24, 0);
+  for (std::size_t r = 4; r < 6; ++r)
+    for (std::size_t c = 0; c < 3; ++c) class_of[r * 4 + c] = 1;
+  const OrderMap map = map_of_elements(OutputGrid{6, 4}, class_of, {sequential, pairwise});
+  const Json json = order_classes_to_json(map);
+  ASSERT_EQ(json.size(), 3u);
+  std::size_t elements_covered = 0;
+  for (const Json& entry : json) {
+    ASSERT_TRUE(entry["class"] == 0 || entry["class"] == 1);
+    const Tree& tree = entry["class"] == 0 ? sequential : pairwise;
+    EXPECT_EQ(entry["tree"], to_sexpr(tree));
+    const std::string pattern = entry["class"] == 0 ? "sequential" : "pairwise";
+    EXPECT_NE(entry["description"].get<std::string>().find(pattern), std::string::npos)
+        << entry["description"];
+    std::size_t rows = 0, columns = 0;
+    for (const Json& range : entry["rows"])
+      rows += range[1].get<std::size_t>() - range[0].get<std::size_t>() + 1;
+    for (const Json& range : entry["columns"])
+      columns += range[1].get<std::size_t>() - range[0].get<std::size_t>() + 1;
+    elements_covered += rows * columns;
+  }
+  EXPECT_EQ(elements_covered, 24u);  // the entries partition the grid
+  // Class 1 is exactly rows 4-5 x columns 0-2.
+  std::size_t pairwise_entries = 0;
+  for (const Json& entry : json) {
+    if (entry["class"] != 1) continue;
+    ++pairwise_entries;
+    EXPECT_EQ(entry["rows"], Json::parse("[[4, 5]]"));
+    EXPECT_EQ(entry["columns"], Json::parse("[[0, 2]]"));
+  }
+  EXPECT_EQ(pairwise_entries, 1u);
+}
+
 TEST(Json, MetadataKeepsEveryField) {
   GoldenMetadata meta;
   meta.suite = "s";

@@ -7,6 +7,7 @@
 
 #include "engine_test_helpers.hpp"
 #include "fprev/probe_inputs.hpp"
+#include "fprev/summary.hpp"
 #include "random_trees.hpp"
 
 namespace fprev {
@@ -86,6 +87,65 @@ TEST(Misbehaving, SortingByMagnitudeIsValueDependent) {
     return sequential(v);
   });
   EXPECT_EQ(finding_of(target), Finding::value_dependent);
+}
+
+// Partial sorting: each block of 4 summands sorted by magnitude, then everything added in that
+// order. Probes see fused 4- and 5-term nodes (the masks of a block always come last); the values
+// that a fixed fused step sums exactly show the rounding of the sorted additions.
+TEST(Misbehaving, SortingWithinBlocksIsValueDependent) {
+  KernelTarget target(32, [](std::vector<float>& v) {
+    for (std::size_t b = 0; b < v.size(); b += 4)
+      std::sort(v.begin() + static_cast<std::ptrdiff_t>(b),
+                v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), b + 4)),
+                [](float a, float c) { return std::fabs(a) < std::fabs(c); });
+    return sequential(v);
+  });
+  try {
+    reveal(target);
+    FAIL() << "a tree was returned for a target that sorts within blocks";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::value_dependent) << e.what();
+    // The diagnostic says what was observed: the values, the exact sum and the output.
+    EXPECT_NE(e.diagnostic().message.find("returned"), std::string::npos) << e.what();
+    EXPECT_TRUE(e.diagnostic().raw_output.has_value());
+  }
+}
+
+TEST(Misbehaving, SortingBySignedValueIsValueDependent) {
+  KernelTarget target(24, [](std::vector<float>& v) {
+    std::sort(v.begin(), v.end());
+    return sequential(v);
+  });
+  EXPECT_EQ(finding_of(target), Finding::value_dependent);
+}
+
+// A fixed order with fused 5-term steps (align to the largest term, truncate, one rounding) is a
+// tree, whatever the width: no declaration of a maximum width is needed.
+TEST(Misbehaving, FixedFusedStepsOfAnyWidthAreATree) {
+  const auto fused = [](const std::vector<double>& terms) {
+    int top = INT32_MIN;
+    for (double t : terms)
+      if (t != 0) top = std::max(top, std::ilogb(t));
+    if (top == INT32_MIN) return 0.0;
+    double sum = 0;  // float terms truncated to 24 bits below the top: exact in double
+    for (double t : terms) sum += std::ldexp(std::trunc(std::ldexp(t, 23 - top)), top - 23);
+    return static_cast<double>(static_cast<float>(sum));
+  };
+  for (std::size_t width : {3, 5, 9}) {
+    KernelTarget target(29, [&](std::vector<float>& v) {
+      std::vector<double> terms(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(width));
+      double acc = fused(terms);
+      for (std::size_t next = width; next < v.size();) {
+        terms.assign(1, acc);
+        for (std::size_t k = 0; k + 1 < width && next < v.size(); ++k) terms.push_back(v[next++]);
+        acc = fused(terms);
+      }
+      return acc;
+    });
+    const RevealResult result = reveal(target);
+    EXPECT_EQ(result.tree, patterns::fused_groups(29, width)) << width;
+    EXPECT_GT(result.stats.fused_node_tests, 0u);
+  }
 }
 
 TEST(Misbehaving, ExactSumIsOrderIndependent) {

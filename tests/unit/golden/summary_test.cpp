@@ -77,9 +77,9 @@ TEST(Summary, CountsDepthAndArity) {
   EXPECT_EQ(summary.max_arity, 3u);
   EXPECT_EQ(format_arity(summary.arity), "{2: 2, 3: 2}");
   EXPECT_FALSE(summary.recognized);
-  EXPECT_EQ(summary.description, "multiway tree (fused nodes up to 3 children), depth 3");
+  EXPECT_EQ(summary.description, "multiway tree: fused 3-term sums, depth 3");
   EXPECT_EQ(format_summary(summary),
-            "7 leaves, depth 3, arity {2: 2, 3: 2}, multiway tree (fused nodes up to 3 children), "
+            "7 leaves, depth 3, arity {2: 2, 3: 2}, multiway tree: fused 3-term sums, "
             "depth 3");
 }
 
@@ -160,9 +160,17 @@ TEST(Summary, FallsBackToAGenericDescription) {
   EXPECT_EQ(describe(parse_sexpr("((((0 1) 2) (3 4)) 5)")), "binary tree, depth 4");
   const Tree multiway = random_multiway_tree(500, 6, std::uint64_t{4});
   ASSERT_GT(multiway.max_arity(), 2u);
-  EXPECT_EQ(describe(multiway), "multiway tree (fused nodes up to " +
-                                    std::to_string(multiway.max_arity()) + " children), depth " +
-                                    std::to_string(multiway.depth()));
+  EXPECT_EQ(describe(multiway), "multiway tree: " + fused_widths(multiway.arity_histogram()) +
+                                    ", depth " + std::to_string(multiway.depth()));
+}
+
+TEST(Summary, NamesTheFusedSums) {
+  EXPECT_EQ(fused_widths({{2, 5}}), "no fused sums");
+  EXPECT_EQ(fused_widths({{2, 5}, {4, 3}}), "fused 4-term sums");
+  EXPECT_EQ(fused_widths({{3, 1}, {4, 3}}), "fused 3- and 4-term sums");
+  EXPECT_EQ(fused_widths({{2, 1}, {3, 1}, {5, 2}, {9, 1}}), "fused 3-, 5- and 9-term sums");
+  EXPECT_EQ(describe(parse_sexpr("(((0 1 2 3) 4 5 6) (7 8))")),
+            "multiway tree: fused 4-term sums, depth 3");
 }
 
 TEST(Summary, IsFastForAHundredThousandLeaves) {

@@ -1,23 +1,48 @@
 // A toy BLAS for the blas backend's tests, loaded by absolute path. It exports only sdot_, sgemv_
-// and sgemm_ (the float64 routines are missing on purpose) and sums in orders the tests know:
+// and sgemm_ (the float64 routines are missing on purpose) and sums in orders the tests know, with
+// an "edge kernel" like a real BLAS's register tiles of 8 rows and 4 columns:
 //   sdot_   reversed: ((x[n-1]y[n-1] + x[n-2]y[n-2]) + ...) + x[0]y[0]
-//   sgemv_  sequential over the reduction, except the LAST output row, which is reversed
-//   sgemm_  sequential over k, except the LAST column of C, which is reversed
-// so that a batched call whose rows or columns follow different orders can be provoked.
-// Products and sums are plain float operations (compiled without contraction into FMA).
+//   sgemv_  output rows below the last (outputs mod 8): sequential over the reduction;
+//           the last (outputs mod 8) rows: reversed
+//   sgemm_  element (i, j) with i < m - m mod 8 and j < n - n mod 4 (whole tiles): sequential;
+//           the last m mod 8 rows, in whole column tiles: reversed;
+//           the last n mod 4 columns, in whole row tiles: two lanes (even and odd k, each
+//           sequential), lane 0 + lane 1;
+//           the corner (both): pairwise (halves of len / 2, recursively)
+// alpha * sum + beta * old value: the old y / C is added last. Products and sums are plain float
+// operations (compiled without contraction into FMA).
 #include <cstddef>
 
 namespace {
 
-// The sum of products p(l), l = 0..len-1, forwards or backwards, started from zero.
+enum class Order { sequential, reversed, two_lanes, pairwise };
+
+// The sum of products p(l), l in [begin, end), in `order`.
 template <class Product>
-float accumulate(int len, bool reversed, Product p) {
-  float acc = 0.0f;
-  for (int i = 0; i < len; ++i) {
-    const int l = reversed ? len - 1 - i : i;
-    acc = acc + p(l);
+float accumulate(int begin, int end, Order order, Product p) {
+  switch (order) {
+    case Order::sequential: {
+      float acc = 0.0f;
+      for (int l = begin; l < end; ++l) acc = acc + p(l);
+      return acc;
+    }
+    case Order::reversed: {
+      float acc = 0.0f;
+      for (int l = end - 1; l >= begin; --l) acc = acc + p(l);
+      return acc;
+    }
+    case Order::two_lanes: {
+      float lane[2] = {0.0f, 0.0f};
+      for (int l = begin; l < end; ++l) lane[(l - begin) % 2] = lane[(l - begin) % 2] + p(l);
+      return lane[0] + lane[1];
+    }
+    case Order::pairwise: {
+      if (end - begin == 1) return p(begin);
+      const int middle = begin + (end - begin) / 2;
+      return accumulate(begin, middle, Order::pairwise, p) + accumulate(middle, end, Order::pairwise, p);
+    }
   }
-  return acc;
+  return 0.0f;
 }
 
 bool is_t(const char* trans) { return *trans == 'T' || *trans == 't'; }
@@ -27,7 +52,7 @@ bool is_t(const char* trans) { return *trans == 'T' || *trans == 't'; }
 extern "C" {
 
 float sdot_(const int* n, const float* x, const int* incx, const float* y, const int* incy) {
-  return accumulate(*n, true, [&](int l) { return x[l * *incx] * y[l * *incy]; });
+  return accumulate(0, *n, Order::reversed, [&](int l) { return x[l * *incx] * y[l * *incy]; });
 }
 
 void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
@@ -35,11 +60,13 @@ void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, c
             const int* incy, std::size_t /*trans_length*/) {
   const bool t = is_t(trans);
   const int outputs = t ? *n : *m, reduction = t ? *m : *n;
+  const int whole_rows = outputs - outputs % 8;
   for (int r = 0; r < outputs; ++r) {
-    const float sum = accumulate(reduction, r == outputs - 1, [&](int l) {
-      const float element = t ? a[l + r * *lda] : a[r + l * *lda];
-      return element * x[l * *incx];
-    });
+    const float sum =
+        accumulate(0, reduction, r < whole_rows ? Order::sequential : Order::reversed, [&](int l) {
+          const float element = t ? a[l + r * *lda] : a[r + l * *lda];
+          return element * x[l * *incx];
+        });
     float& out = y[r * *incy];
     out = *alpha * sum + (*beta == 0.0f ? 0.0f : *beta * out);
   }
@@ -50,9 +77,13 @@ void sgemm_(const char* transa, const char* transb, const int* m, const int* n, 
             const float* beta, float* c, const int* ldc, std::size_t /*transa_length*/,
             std::size_t /*transb_length*/) {
   const bool ta = is_t(transa), tb = is_t(transb);
+  const int whole_rows = *m - *m % 8, whole_columns = *n - *n % 4;
   for (int j = 0; j < *n; ++j) {
     for (int i = 0; i < *m; ++i) {
-      const float sum = accumulate(*k, j == *n - 1, [&](int l) {
+      const bool edge_row = i >= whole_rows, edge_column = j >= whole_columns;
+      const Order order = edge_row ? (edge_column ? Order::pairwise : Order::reversed)
+                                   : (edge_column ? Order::two_lanes : Order::sequential);
+      const float sum = accumulate(0, *k, order, [&](int l) {
         const float left = ta ? a[l + i * *lda] : a[i + l * *lda];
         const float right = tb ? b[j + l * *ldb] : b[l + j * *ldb];
         return left * right;

@@ -10,9 +10,10 @@
 //   beta  0 (default) or 1 for gemv and gemm: with 1 the previous y / C is one more summand, the
 //         last leaf (index = the reduction length).
 //
-// Leaf l of gemv/gemm is the l-th product of the reduction, leaf <reduction> the old C. Every
-// output row of op(A) carries its own input, so one call evaluates up to (rows - 1) probes; the
-// last row repeats the first row's input to check that all rows follow the same order.
+// Leaf l of gemv/gemm is the l-th product of the reduction, leaf <reduction> the old C. gemv and
+// gemm are grid targets of rows x columns outputs: one call takes an input on every row of op(A)
+// or on every column of op(B) and returns every element, and the engine reveals which elements
+// follow which order (an order map).
 #pragma once
 
 #include <cstddef>
@@ -34,7 +35,7 @@ struct BlasCase {
   char trans_a = 'N', trans_b = 'N';
   int beta = 0;
 
-  std::size_t rows = 1;       // outputs that each carry one input (dot: 1; gemv/gemm: rows of op(A))
+  std::size_t rows = 1;       // output rows (dot: 1; gemv/gemm: rows of op(A))
   std::size_t reduction = 0;  // products summed per output (dot: n; gemv: columns of op(A); gemm: k)
   std::size_t columns = 1;    // output columns (gemm: n; dot, gemv: 1)
   std::size_t leaves() const { return reduction + static_cast<std::size_t>(beta); }

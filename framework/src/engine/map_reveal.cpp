@@ -1,0 +1,745 @@
+// The order-map reveal of a grid target (see map_reveal.hpp and docs/order-maps.md).
+#include "map_reveal.hpp"
+
+#include "checks.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+namespace fprev::detail {
+namespace {
+
+// More classes than this is not an order map anyone can gate; it is reported instead.
+constexpr std::size_t kMaxClasses = 256;
+// A class whose tree keeps disagreeing with its own elements after this many fresh reveals is a
+// diagnostic.
+constexpr std::size_t kMaxRestarts = 3;
+// Rounds of per-element checks after the reveal: each round one input per row and one per column,
+// so every element checks 2 * kCheckRounds probes.
+constexpr std::size_t kCheckRounds = 4;
+
+std::uint64_t code(const Measurement& m) { return std::uint64_t{m.l} << 1 | (m.saturated ? 1 : 0); }
+bool same(const Measurement& a, const Measurement& b) { return code(a) == code(b); }
+
+std::string show(const Measurement& m) {
+  return m.saturated ? std::string("beyond the exact range") : std::to_string(m.l);
+}
+
+std::string element_text(std::size_t row, std::size_t column) {
+  return "(" + std::to_string(row) + ", " + std::to_string(column) + ")";
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdull;
+}
+
+}  // namespace
+
+MapRevealer::MapRevealer(ProbeSession& session, const RevealOptions& options, RevealStats& stats)
+    : session_(session),
+      options_(options),
+      stats_(stats),
+      n_(session.leaves()),
+      rows_(session.info().grid.rows),
+      columns_(session.info().grid.columns) {
+  interned_.emplace_back();  // key 0: every leaf active
+  blocks_.assign(1, new_class());
+  rebuild_lines();
+}
+
+MapRevealer::~MapRevealer() = default;
+
+std::unique_ptr<RevealAlgorithm> MapRevealer::make_algorithm() const {
+  const MaskScheme& scheme = session_.scheme();
+  return options_.algorithm == Algorithm::basic
+             ? make_basic(n_, scheme, session_.all_active())
+             : make_fprev(n_, scheme, session_.all_active(), options_);
+}
+
+std::uint32_t MapRevealer::new_class() {
+  const auto id = static_cast<std::uint32_t>(classes_.size());
+  classes_.emplace_back();
+  classes_.back().algorithm = make_algorithm();
+  return id;
+}
+
+void MapRevealer::restart(std::uint32_t id) {
+  MapClass& c = classes_[id];
+  c.algorithm = make_algorithm();
+  c.tree = Tree();
+  c.cache.clear();
+  c.answers.clear();
+  c.answered.clear();
+}
+
+void MapRevealer::check_class_count() const {
+  std::size_t alive = 0;
+  for (const MapClass& c : classes_) alive += c.alive ? 1 : 0;
+  if (alive > kMaxClasses)
+    fail(Finding::unsupported,
+         "the output elements follow more than " + std::to_string(kMaxClasses) +
+             " different summation orders",
+         {}, std::nullopt,
+         "an order that changes from element to element (e.g. with the element's position in "
+         "memory): no order map small enough to gate");
+}
+
+ProbeKey MapRevealer::key_of(const ProbeRequest& request) {
+  ProbeKey key{request.plus, request.minus, 0};
+  const Background& b = *request.background;
+  if (b.all_active) return key;
+  auto it = background_keys_.find(b.id);
+  if (it == background_keys_.end()) {
+    // Equal active sets from different waves share a key (a linear search: restricted
+    // backgrounds only appear beyond the output's exact counting range, with few classes).
+    std::uint32_t found = 0;
+    for (std::uint32_t k = 1; k < interned_.size() && found == 0; ++k)
+      if (interned_[k] == b.active) found = k;
+    if (found == 0) {
+      found = static_cast<std::uint32_t>(interned_.size());
+      interned_.push_back(b.active);
+    }
+    it = background_keys_.emplace(b.id, found).first;
+  }
+  key.background = it->second;
+  return key;
+}
+
+void MapRevealer::rebuild_lines() {
+  for (MapClass& c : classes_) {
+    c.rows.clear();
+    c.columns.clear();
+  }
+  std::vector<std::uint32_t> stamp(classes_.size(), 0);
+  std::uint32_t now = 0;
+  const auto collect = [&](std::size_t line, bool is_row) {
+    ++now;
+    const std::uint32_t label = is_row ? rows_[line] : columns_[line];
+    const std::uint32_t others = is_row ? columns_.count() : rows_.count();
+    for (std::uint32_t o = 0; o < others; ++o) {
+      const std::uint32_t id = is_row ? block(label, o) : block(o, label);
+      if (stamp[id] == now) continue;
+      stamp[id] = now;
+      (is_row ? classes_[id].rows : classes_[id].columns).push_back(line);
+    }
+  };
+  for (std::size_t r = 0; r < rows_.lines(); ++r) collect(r, true);
+  for (std::size_t c = 0; c < columns_.lines(); ++c) collect(c, false);
+}
+
+std::string MapRevealer::describe_class(std::uint32_t id) const {
+  OrderClass c;
+  for (std::uint32_t a = 0; a < rows_.count(); ++a)
+    for (std::uint32_t b = 0; b < columns_.count(); ++b)
+      if (block(a, b) == id) c.regions.push_back({rows_.ranges_of(a), columns_.ranges_of(b)});
+  std::string text;
+  for (const Region& r : c.regions) {
+    if (!text.empty()) text += "; ";
+    text += format_region(r, session_.info().grid);
+  }
+  return text;
+}
+
+// ---- the reveal loop ------------------------------------------------------------------------------
+
+bool MapRevealer::advance_classes() {
+  bool waiting = false;
+  for (std::uint32_t id = 0; id < classes_.size(); ++id) {
+    MapClass& c = classes_[id];
+    if (!c.alive || !c.algorithm) continue;
+    for (;;) {
+      if (c.algorithm->done()) {
+        c.tree = c.algorithm->finish();
+        c.algorithm.reset();
+        break;
+      }
+      const std::span<const ProbeRequest> wave = c.algorithm->wave();
+      if (c.answers.size() != wave.size()) {
+        c.answers.assign(wave.size(), Measurement{0, false});
+        c.answered.assign(wave.size(), false);
+      }
+      bool complete = true;
+      for (std::size_t k = 0; k < wave.size(); ++k) {
+        if (c.answered[k]) continue;
+        auto it = c.cache.find(key_of(wave[k]));
+        if (it == c.cache.end()) {
+          complete = false;
+          continue;
+        }
+        c.answers[k] = it->second.value;
+        c.answered[k] = true;
+      }
+      if (!complete) {
+        waiting = true;
+        break;
+      }
+      try {
+        c.algorithm->accept(c.answers);
+      } catch (const RevealFailure& failure) {
+        Diagnostic d = failure.diagnostic();
+        d.message = "in the class of output elements " + describe_class(id) + ": " + d.message;
+        throw RevealFailure(std::move(d));
+      }
+      c.answers.clear();
+      c.answered.clear();
+    }
+  }
+  return waiting;
+}
+
+void MapRevealer::reveal() {
+  if (!partitioned_) {
+    partitioned_ = true;
+    partition_by_values();
+  }
+  while (advance_classes()) {
+    run_round();
+    resolve_conflicts();
+    std::size_t placed = 0, revealing = 0;
+    for (const MapClass& c : classes_)
+      if (c.alive && c.algorithm) {
+        placed += c.algorithm->leaves_placed();
+        ++revealing;
+      }
+    session_.report_progress(revealing == 0 ? n_ : placed / revealing);
+  }
+}
+
+// One round: the unanswered requests of every class, placed on rows (one call) and columns (one
+// call). A request needs a line through its class (a row or column holding one of its elements);
+// the line serves every class with an element on it that waits for the same probe. Classes with
+// the fewest lines choose first.
+void MapRevealer::run_round() {
+  struct Want {
+    std::uint32_t class_id;
+    ProbeRequest request;
+    ProbeKey key;
+    bool covered = false;
+  };
+  std::unordered_map<ProbeKey, std::vector<std::size_t>, ProbeKeyHash> by_key;  // -> wants
+  std::vector<Want> wants;
+  std::vector<std::uint32_t> order;
+  // Every want takes a line: more than all lines of the grid cannot be placed in a round.
+  const std::size_t most = rows_.lines() + columns_.lines();
+  for (std::uint32_t id = 0; id < classes_.size(); ++id) {
+    MapClass& c = classes_[id];
+    if (!c.alive || !c.algorithm || c.algorithm->done()) continue;
+    const std::span<const ProbeRequest> wave = c.algorithm->wave();
+    bool any = false;
+    std::size_t taken = 0;
+    for (std::size_t k = 0; k < wave.size() && taken < most; ++k) {
+      if (c.answered[k]) continue;
+      ++taken;
+      const ProbeKey key = key_of(wave[k]);
+      by_key[key].push_back(wants.size());
+      wants.push_back({id, wave[k], key, false});
+      any = true;
+    }
+    if (any) order.push_back(id);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return classes_[a].rows.size() + classes_[a].columns.size() <
+           classes_[b].rows.size() + classes_[b].columns.size();
+  });
+
+  const bool use_columns = session_.info().columns_placement;
+  const std::size_t row_count = rows_.lines(), column_count = columns_.lines();
+  std::vector<std::optional<ProbeRequest>> on_row(row_count), on_column(use_columns ? column_count : 0);
+  std::vector<ProbeRequest> row_assigned, column_assigned;
+
+  // Marks the want of every class with an element on the line as covered.
+  const auto cover = [&](const ProbeKey& key, std::size_t line, bool is_row) {
+    for (std::size_t w : by_key[key]) {
+      Want& want = wants[w];
+      if (want.covered) continue;
+      const MapClass& c = classes_[want.class_id];
+      const auto& lines = is_row ? c.rows : c.columns;
+      if (std::binary_search(lines.begin(), lines.end(), line)) want.covered = true;
+    }
+  };
+  // Puts the want on the next free line among `lines` (the class's rows or columns).
+  const auto place = [&](Want& want, const std::vector<std::size_t>& lines, std::size_t& cursor,
+                         std::vector<std::optional<ProbeRequest>>& on_line,
+                         std::vector<ProbeRequest>& assigned, bool is_row) {
+    while (cursor < lines.size() && on_line[lines[cursor]]) ++cursor;
+    if (cursor == lines.size()) return false;
+    on_line[lines[cursor]] = want.request;
+    assigned.push_back(want.request);
+    cover(want.key, lines[cursor], is_row);
+    return true;
+  };
+  for (std::uint32_t id : order) {
+    const MapClass& c = classes_[id];
+    std::size_t row_cursor = 0, column_cursor = 0;
+    for (Want& want : wants) {
+      if (want.class_id != id || want.covered) continue;
+      if (place(want, c.rows, row_cursor, on_row, row_assigned, true)) continue;
+      if (use_columns && place(want, c.columns, column_cursor, on_column, column_assigned, false))
+        continue;
+      break;  // no line left for this class in this round
+    }
+  }
+  if (row_assigned.empty() && column_assigned.empty())
+    fail(Finding::inconsistent_structure, "internal: a round without any probe to place");
+
+  // Idle lines carry replicas: probes placed on columns also go on rows (and vice versa), so that
+  // each is compared across both axes.
+  std::vector<ProbeRequest> for_rows = column_assigned, for_columns = row_assigned;
+  for_rows.insert(for_rows.end(), row_assigned.begin(), row_assigned.end());
+  for_columns.insert(for_columns.end(), column_assigned.begin(), column_assigned.end());
+  std::vector<ProbeRequest> row_lines(row_count), column_lines(on_column.size());
+  std::size_t next = 0;
+  for (std::size_t r = 0; r < row_count; ++r)
+    row_lines[r] = on_row[r] ? *on_row[r] : for_rows[next++ % for_rows.size()];
+  next = 0;
+  for (std::size_t col = 0; col < on_column.size(); ++col)
+    column_lines[col] = on_column[col] ? *on_column[col] : for_columns[next++ % for_columns.size()];
+
+  run_call(Placement::rows, row_lines, false);
+  if (use_columns) run_call(Placement::columns, column_lines, false);
+}
+
+void MapRevealer::run_call(Placement placement, std::vector<ProbeRequest>& lines,
+                           bool refine_other_axis) {
+  session_.measure_grid(placement, lines, grid_);
+  refine(placement, grid_, lines.size(), refine_other_axis);
+  record(placement, lines, grid_);
+}
+
+// A rows-placement call compares the columns (every column of a row added the same input); a
+// columns-placement call compares the rows. With `other_axis` (every line carried the same input)
+// the other axis is compared too.
+void MapRevealer::refine(Placement placement, const std::vector<Measurement>& grid,
+                         std::size_t used_lines, bool other_axis) {
+  refine_with(placement, used_lines, other_axis, [&](std::size_t e) { return code(grid[e]); });
+}
+
+template <class CodeAt>
+void MapRevealer::refine_with(Placement placement, std::size_t used_lines, bool other_axis,
+                              CodeAt code_at) {
+  const std::size_t R = rows_.lines(), C = columns_.lines();
+  const bool by_rows = placement == Placement::rows;
+  const auto at = [&](std::size_t r, std::size_t c) { return code_at(r * C + c); };
+  std::vector<std::uint32_t> row_parent(rows_.count()), column_parent(columns_.count());
+  std::iota(row_parent.begin(), row_parent.end(), 0u);
+  std::iota(column_parent.begin(), column_parent.end(), 0u);
+  const std::uint32_t old_rows = rows_.count(), old_columns = columns_.count();
+  // Lines of one axis, compared over the used lines of the other: equal hash and equal codes.
+  const auto compare = [&](AxisLabels& labels, std::size_t count, auto line_code) {
+    std::vector<std::uint64_t> hash(labels.lines(), 0);
+    for (std::size_t line = 0; line < labels.lines(); ++line)
+      for (std::size_t o = 0; o < count; ++o) hash[line] = mix(hash[line], line_code(line, o));
+    return labels.refine(hash, [&](std::size_t a, std::size_t b) {
+      for (std::size_t o = 0; o < count; ++o)
+        if (line_code(a, o) != line_code(b, o)) return false;
+      return true;
+    });
+  };
+  if (by_rows || other_axis)  // columns, over the used rows
+    column_parent = compare(columns_, by_rows ? used_lines : R,
+                            [&](std::size_t c, std::size_t r) { return at(r, c); });
+  if (!by_rows || other_axis)  // rows, over the used columns
+    row_parent = compare(rows_, by_rows ? C : used_lines,
+                         [&](std::size_t r, std::size_t c) { return at(r, c); });
+  if (rows_.count() != old_rows || columns_.count() != old_columns) {
+    std::vector<std::uint32_t> blocks(static_cast<std::size_t>(rows_.count()) * columns_.count());
+    for (std::uint32_t a = 0; a < rows_.count(); ++a)
+      for (std::uint32_t b = 0; b < columns_.count(); ++b)
+        blocks[a * columns_.count() + b] = blocks_[row_parent[a] * old_columns + column_parent[b]];
+    blocks_ = std::move(blocks);
+    rebuild_lines();
+  }
+}
+
+// Elements that follow one tree with one arithmetic return the same bits on the same input; the
+// same random inputs on every element tell apart (almost surely) those that do not. Labels are
+// refined by these outputs and the first classes are the groups of blocks with equal outputs, so
+// that no class starts by mixing elements of different orders. (Equal orders with different
+// arithmetic make two classes with one tree: the map merges them.)
+void MapRevealer::partition_by_values() {
+  const TargetInfo& info = session_.info();
+  const std::size_t R = rows_.lines(), C = columns_.lines(), n = n_;
+  const std::size_t count = std::max<std::size_t>(1, options_.determinism_inputs);
+  const RandomInputs inputs = make_random_inputs(info, count, options_.seed ^ 0x5169, 10);
+  // After the call of input t every block is uniform in its output; later refinements only split
+  // blocks. So the output of input t at an element is the value its block had right after call t,
+  // kept per block (and the labels of that time), not per element.
+  struct Snapshot {
+    std::vector<std::uint32_t> row_label, column_label;
+    std::uint32_t columns = 0;
+    std::vector<std::uint64_t> value;  // per block (row label x column label), as bits
+  };
+  std::vector<Snapshot> snapshots;
+  std::vector<double> a(R * n);
+  for (std::size_t t = 0; t < count; ++t) {
+    for (std::size_t r = 0; r < R; ++r)
+      std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>(t * n), n,
+                  a.begin() + static_cast<std::ptrdiff_t>(r * n));
+    const std::vector<double> out = session_.evaluate_value_grid(Placement::rows, R, a, inputs.b);
+    const auto bits = [&](std::size_t e) {
+      std::uint64_t b;
+      std::memcpy(&b, &out[e], sizeof b);
+      return b;
+    };
+    refine_with(Placement::rows, R, true, bits);
+    Snapshot snap;
+    snap.columns = columns_.count();
+    snap.value.assign(static_cast<std::size_t>(rows_.count()) * snap.columns, 0);
+    for (std::size_t r = 0; r < R; ++r) snap.row_label.push_back(rows_[r]);
+    for (std::size_t c = 0; c < C; ++c) snap.column_label.push_back(columns_[c]);
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t c = 0; c < C; ++c) snap.value[rows_[r] * snap.columns + columns_[c]] = bits(r * C + c);
+    snapshots.push_back(std::move(snap));
+  }
+  // One class per distinct output vector.
+  std::vector<std::size_t> row_of(rows_.count()), column_of(columns_.count());
+  for (std::size_t r = R; r-- > 0;) row_of[rows_[r]] = r;
+  for (std::size_t c = C; c-- > 0;) column_of[columns_[c]] = c;
+  std::map<std::vector<std::uint64_t>, std::uint32_t> class_of_values;
+  const std::uint32_t first = blocks_.front();
+  classes_[first].alive = false;
+  classes_[first].algorithm.reset();
+  for (std::uint32_t la = 0; la < rows_.count(); ++la)
+    for (std::uint32_t lb = 0; lb < columns_.count(); ++lb) {
+      std::vector<std::uint64_t> key;
+      for (const Snapshot& snap : snapshots)
+        key.push_back(snap.value[snap.row_label[row_of[la]] * snap.columns +
+                                 snap.column_label[column_of[lb]]]);
+      auto it = class_of_values.find(key);
+      if (it == class_of_values.end()) it = class_of_values.emplace(key, new_class()).first;
+      blocks_[la * columns_.count() + lb] = it->second;
+    }
+  stats_.value_classes = class_of_values.size();
+  rebuild_lines();
+  check_class_count();
+}
+
+// Every element's answer goes into its class's cache; an answer that differs from the one the
+// class already holds for the probe is a conflict.
+void MapRevealer::record(Placement placement, const std::vector<ProbeRequest>& lines,
+                         const std::vector<Measurement>& grid) {
+  const std::size_t C = columns_.lines();
+  const bool by_rows = placement == Placement::rows;
+  const std::uint32_t other_labels = by_rows ? columns_.count() : rows_.count();
+  std::vector<std::size_t> stamp(other_labels, 0);
+  for (std::size_t line = 0; line < lines.size(); ++line) {
+    const ProbeKey key = key_of(lines[line]);
+    const std::size_t count = by_rows ? C : rows_.lines();
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t r = by_rows ? line : k, c = by_rows ? k : line;
+      const std::uint32_t label = by_rows ? columns_[c] : rows_[r];
+      if (stamp[label] == line + 1) continue;  // this line's block already recorded
+      stamp[label] = line + 1;
+      const std::uint32_t id = class_of(r, c);
+      MapClass& cls = classes_[id];
+      const Measurement& m = grid[r * C + c];
+      const auto [it, inserted] = cls.cache.try_emplace(key, CacheEntry{m, Element{r, c}});
+      const CacheEntry& entry = it->second;
+      if (inserted || same(entry.value, m)) continue;
+      Conflict conflict;
+      conflict.class_id = id;
+      conflict.request = lines[line];
+      if (!lines[line].background->all_active) {
+        conflict.owned_background =
+            std::make_shared<Background>(ProbeSession::restricted(lines[line].background->active));
+        conflict.request.background = conflict.owned_background.get();
+      }
+      conflict.first = entry.where;
+      conflict.first_value = entry.value;
+      conflict.second = {r, c};
+      conflict.second_value = m;
+      conflicts_.push_back(std::move(conflict));
+    }
+  }
+}
+
+std::vector<Measurement> MapRevealer::broadcast_and_split(const ProbeRequest& request) {
+  std::vector<ProbeRequest> lines(rows_.lines(), request);
+  session_.measure_grid(Placement::rows, lines, grid_);
+  std::vector<Measurement> grid = grid_;
+  refine(Placement::rows, grid, lines.size(), true);
+  // Every block now answers one value: divide each class by it.
+  const std::size_t C = columns_.lines();
+  std::vector<std::size_t> row_of(rows_.count()), column_of(columns_.count());
+  for (std::size_t r = rows_.lines(); r-- > 0;) row_of[rows_[r]] = r;
+  for (std::size_t c = C; c-- > 0;) column_of[columns_[c]] = c;
+  const std::size_t class_count = classes_.size();
+  std::vector<std::map<std::uint64_t, std::uint32_t>> parts(class_count);
+  for (std::uint32_t a = 0; a < rows_.count(); ++a)
+    for (std::uint32_t b = 0; b < columns_.count(); ++b) {
+      const std::uint32_t id = block(a, b);
+      parts[id].emplace(code(grid[row_of[a] * C + column_of[b]]), id);
+    }
+  bool split = false;
+  for (std::uint32_t id = 0; id < class_count; ++id) {
+    if (parts[id].size() < 2) continue;
+    split = true;
+    classes_[id].alive = false;
+    classes_[id].algorithm.reset();
+    for (auto& [value, part] : parts[id]) {
+      (void)value;
+      part = new_class();
+    }
+    stats_.class_splits += parts[id].size() - 1;
+  }
+  if (split) {
+    for (std::uint32_t a = 0; a < rows_.count(); ++a)
+      for (std::uint32_t b = 0; b < columns_.count(); ++b) {
+        std::uint32_t& id = blocks_[a * columns_.count() + b];
+        if (id < class_count && !classes_[id].alive)
+          id = parts[id].at(code(grid[row_of[a] * C + column_of[b]]));
+      }
+    rebuild_lines();
+    check_class_count();
+  }
+  // A class that kept its elements together held an answer to this probe only if one of its
+  // elements gave it before: a different answer now means that element's order changed.
+  const std::size_t before = conflicts_.size();
+  record(Placement::rows, lines, grid);
+  for (std::size_t k = before; k < conflicts_.size(); ++k)
+    check_repeated(conflicts_[k].first, conflicts_[k].first_value, grid, request);
+  conflicts_.resize(before);
+  return grid;
+}
+
+void MapRevealer::check_repeated(const Element& where, const Measurement& before,
+                                 const std::vector<Measurement>& grid,
+                                 const ProbeRequest& request) const {
+  const Measurement& now = grid[where.row * columns_.lines() + where.column];
+  if (same(now, before)) return;
+  fail(Finding::batch_inconsistent,
+       "output element " + element_text(where.row, where.column) + " answered " + show(before) +
+           " to this probe in one call and " + show(now) + " in a later one",
+       describe_probe(request.plus, request.minus, request.active_count), std::nullopt,
+       "the order of an output element changes between calls (it depends on the other rows or "
+       "columns of the call, on the call count, or on the data), so no order map describes the "
+       "target");
+}
+
+void MapRevealer::resolve_conflicts() {
+  std::vector<Conflict> conflicts;
+  conflicts.swap(conflicts_);
+  for (const Conflict& conflict : conflicts) {
+    if (!classes_[conflict.class_id].alive) continue;  // already divided by an earlier broadcast
+    const std::vector<Measurement> grid = broadcast_and_split(conflict.request);
+    // The broadcast must repeat what each element answered before.
+    check_repeated(conflict.first, conflict.first_value, grid, conflict.request);
+    check_repeated(conflict.second, conflict.second_value, grid, conflict.request);
+  }
+}
+
+// ---- per-element checks ---------------------------------------------------------------------------
+
+bool MapRevealer::check_elements(bool fix) {
+  const std::size_t R = rows_.lines(), C = columns_.lines();
+  if (n_ < 2) return true;
+  const auto n = static_cast<std::uint32_t>(n_);
+  // The probes: the edges of the reduction, where tail kernels differ, and random pairs.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  const auto add = [&](std::uint32_t i, std::uint32_t j) {
+    if (i != j && i < n && j < n) pairs.emplace_back(i, j);
+  };
+  add(n - 1, n - 2);
+  add(n - 2, n - 1);
+  add(0, n - 1);
+  add(n - 1, 0);
+  add(0, 1);
+  add(n / 2, n - 1);
+  for (std::uint32_t i = n > 16 ? n - 16 : 0; i + 1 < n; ++i) {
+    add(i, n - 1);
+    add(i, i + 1);
+    if (i + 2 < n) add(i, i + 2);
+  }
+  for (std::uint32_t i = 0; i < std::min<std::uint32_t>(8, n); ++i) add(i, i + 1);
+  std::mt19937_64 rng(options_.seed ^ 0x3a9c);
+  std::uniform_int_distribution<std::uint32_t> leaf(0, n - 1);
+  for (std::size_t k = 0; k < options_.verify_probes; ++k) add(leaf(rng), leaf(rng));
+
+  std::vector<std::unique_ptr<LcaIndex>> lca(classes_.size());
+  for (std::uint32_t id = 0; id < classes_.size(); ++id)
+    if (classes_[id].alive) lca[id] = std::make_unique<LcaIndex>(classes_[id].tree);
+  const bool restricted = uses_low_range_mode(n_, session_.scheme());
+  // Beyond the exact counting range each line checks the class of its first element, with the
+  // units of the parent of the pair's LCA in that class's tree (as tree_checks.cpp does).
+  std::vector<Background> backgrounds;
+  backgrounds.reserve(std::max(R, C));
+
+  struct Mismatch {
+    std::size_t row, column;
+    std::uint32_t class_id;
+    ProbeRequest request;
+    Measurement measured;
+    std::uint32_t predicted;
+  };
+  std::optional<Mismatch> mismatch;
+  std::shared_ptr<Background> mismatch_background;
+  for (std::size_t round = 0; round < kCheckRounds && !mismatch; ++round) {
+    for (Placement placement : {Placement::rows, Placement::columns}) {
+      if (placement == Placement::columns && !session_.info().columns_placement) continue;
+      const bool by_rows = placement == Placement::rows;
+      const std::size_t line_count = by_rows ? R : C;
+      std::vector<ProbeRequest> lines(line_count);
+      std::vector<std::uint32_t> owner(line_count, 0xffffffffu);
+      backgrounds.clear();
+      const std::size_t shift = round * 2 + (by_rows ? 0 : 1);
+      for (std::size_t line = 0; line < line_count; ++line) {
+        const auto& [i, j] = pairs[(line + shift * (pairs.size() / (2 * kCheckRounds) + 1)) % pairs.size()];
+        if (!restricted) {
+          lines[line] = {i, j, session_.all_active(), n};
+          continue;
+        }
+        const std::uint32_t id = by_rows ? class_of(line, 0) : class_of(0, line);
+        const Tree& tree = classes_[id].tree;
+        const NodeId v = lca[id]->lca(i, j);
+        NodeId scope = tree.parent(v) != kNoNode ? tree.parent(v) : v;
+        if (tree.leaves_under(scope) - 2 >= session_.scheme().exact_count_limit) scope = v;
+        std::vector<std::uint32_t> active = leaves_of(tree, scope);
+        const auto count = static_cast<std::uint32_t>(active.size());
+        backgrounds.push_back(ProbeSession::restricted(std::move(active)));
+        lines[line] = {i, j, &backgrounds.back(), count};
+        owner[line] = id;
+      }
+      session_.measure_grid(placement, lines, grid_);
+      for (std::size_t line = 0; line < line_count && !mismatch; ++line) {
+        const ProbeRequest& request = lines[line];
+        const std::size_t count = by_rows ? C : R;
+        std::uint32_t last_class = 0xffffffffu;
+        std::uint32_t predicted = 0;
+        for (std::size_t k = 0; k < count; ++k) {
+          const std::size_t r = by_rows ? line : k, c = by_rows ? k : line;
+          const std::uint32_t id = class_of(r, c);
+          if (restricted && id != owner[line]) continue;
+          if (id != last_class) {
+            last_class = id;
+            // (restricted: the scope holds the whole LCA subtree, so every leaf under it is active)
+            predicted = lca[id]->leaf_count(request.plus, request.minus);
+          }
+          const Measurement& m = grid_[r * C + c];
+          ++stats_.element_checks;
+          if (!m.saturated && m.l == predicted) continue;
+          mismatch = Mismatch{r, c, id, request, m, predicted};
+          if (!request.background->all_active)
+            mismatch_background = std::make_shared<Background>(
+                ProbeSession::restricted(request.background->active));
+          if (mismatch_background) mismatch->request.background = mismatch_background.get();
+          break;
+        }
+      }
+      if (mismatch) break;
+      stats_.verified_probes += line_count;
+    }
+  }
+  if (!mismatch) return true;
+
+  const auto report = [&](const std::string& what) {
+    std::ostringstream os;
+    os << what << ": output element " << element_text(mismatch->row, mismatch->column)
+       << " (class " << describe_class(mismatch->class_id) << ") measured l(" << mismatch->request.plus
+       << "," << mismatch->request.minus << ") = " << show(mismatch->measured)
+       << " but its class's tree predicts " << mismatch->predicted;
+    fail(Finding::verification_failed, os.str(),
+         describe_probe(mismatch->request.plus, mismatch->request.minus,
+                        mismatch->request.active_count) +
+             " at output element " + element_text(mismatch->row, mismatch->column),
+         std::nullopt,
+         "the target no longer follows this order map (its order changed), or its order depends "
+         "on the values or on the element's position in a way the map does not capture");
+  };
+  if (!fix) report("the order map does not hold");
+  if (++fixes_ > kMaxRestarts)
+    report("the order map still disagrees with its elements after " + std::to_string(kMaxRestarts) +
+           " splits or fresh reveals");
+  // Divide every class by the probe; a class whose elements all disagree with its tree is
+  // revealed afresh.
+  const std::vector<Measurement> grid = broadcast_and_split(mismatch->request);
+  (void)grid;
+  if (classes_[mismatch->class_id].alive) restart(mismatch->class_id);
+  return false;
+}
+
+void MapRevealer::assume(const OrderMap& map) {
+  const OutputGrid& grid = session_.info().grid;
+  if (!(map.grid == grid))
+    fail(Finding::verification_failed,
+         "the order map is for a " + std::to_string(map.grid.rows) + " x " +
+             std::to_string(map.grid.columns) + " grid but the target has " +
+             std::to_string(grid.rows) + " x " + std::to_string(grid.columns) + " outputs");
+  for (const OrderClass& c : map.classes)
+    if (c.tree.leaf_count() != n_)
+      fail(Finding::verification_failed, "a class's tree has " + std::to_string(c.tree.leaf_count()) +
+                                             " leaves but the target adds " + std::to_string(n_) +
+                                             " summands");
+  // Labels: rows (columns) with the same classes along them.
+  const std::size_t R = grid.rows, C = grid.columns;
+  std::vector<std::uint32_t> element(R * C);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c)
+      element[r * C + c] = static_cast<std::uint32_t>(map.class_index_at(r, c));
+  std::vector<std::uint64_t> row_hash(R, 0), column_hash(C, 0);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c) {
+      row_hash[r] = mix(row_hash[r], element[r * C + c]);
+      column_hash[c] = mix(column_hash[c], element[r * C + c]);
+    }
+  rows_ = AxisLabels(R);
+  columns_ = AxisLabels(C);
+  rows_.refine(row_hash, [&](std::size_t a, std::size_t b) {
+    return std::equal(element.begin() + static_cast<std::ptrdiff_t>(a * C),
+                      element.begin() + static_cast<std::ptrdiff_t>((a + 1) * C),
+                      element.begin() + static_cast<std::ptrdiff_t>(b * C));
+  });
+  columns_.refine(column_hash, [&](std::size_t a, std::size_t b) {
+    for (std::size_t r = 0; r < R; ++r)
+      if (element[r * C + a] != element[r * C + b]) return false;
+    return true;
+  });
+  classes_.clear();
+  for (const OrderClass& c : map.classes) {
+    classes_.emplace_back();
+    classes_.back().tree = c.tree;
+  }
+  blocks_.assign(static_cast<std::size_t>(rows_.count()) * columns_.count(), 0);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c) blocks_[rows_[r] * columns_.count() + columns_[c]] = element[r * C + c];
+  rebuild_lines();
+}
+
+OrderMap MapRevealer::map() const {
+  OrderMap map;
+  map.grid = session_.info().grid;
+  // Classes with equal trees (equal orders, different arithmetic) are one class of the map.
+  std::vector<std::uint32_t> index(classes_.size(), 0xffffffffu);
+  for (std::uint32_t a = 0; a < rows_.count(); ++a)
+    for (std::uint32_t b = 0; b < columns_.count(); ++b) {
+      const std::uint32_t id = block(a, b);
+      if (index[id] == 0xffffffffu) {
+        for (std::uint32_t k = 0; k < map.classes.size() && index[id] == 0xffffffffu; ++k)
+          if (map.classes[k].tree == classes_[id].tree) index[id] = k;
+        if (index[id] == 0xffffffffu) {
+          index[id] = static_cast<std::uint32_t>(map.classes.size());
+          map.classes.emplace_back();
+          map.classes.back().tree = classes_[id].tree;
+        }
+      }
+      map.classes[index[id]].regions.push_back({rows_.ranges_of(a), columns_.ranges_of(b)});
+    }
+  canonicalize(map);
+  return map;
+}
+
+std::vector<std::uint32_t> MapRevealer::element_classes() const {
+  const std::size_t R = rows_.lines(), C = columns_.lines();
+  std::vector<std::uint32_t> out(R * C);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c) out[r * C + c] = class_of(r, c);
+  return out;
+}
+
+const Tree& MapRevealer::class_tree(std::uint32_t id) const { return classes_[id].tree; }
+
+}  // namespace fprev::detail

@@ -1,0 +1,142 @@
+// Order maps of grid targets (a GEMM's C, a GEMV's y): which output elements follow which tree.
+//
+// The grid's rows and columns carry labels (grid_labels.hpp), refined only by proof: two rows get
+// different labels once some column held different answers in them to one input. A class is a set
+// of blocks (row label x column label) and owns a revelation algorithm (FPRev) fed only with answers
+// measured at its own elements.
+//
+//   1. Random inputs, each on every row of one call: labels are refined by the outputs' bits, and
+//      the first classes are the groups of blocks with equal outputs (elements with one order and
+//      one arithmetic return equal bits; different orders almost surely do not).
+//   2. Rounds: the pending probes of all classes go on the grid in two calls, one input per row
+//      (every column of the row adds it: the columns are compared) and one per column (the rows
+//      are compared); a line serves every class with an element on it that waits for that probe,
+//      and lines left over carry replicas. Answers refine the labels and are cached per class.
+//   3. Two elements of one class that answer one probe differently split it: the probe goes to
+//      every element (one call), every class is divided by its answer and the parts are revealed
+//      afresh. An element whose answer to the same probe changed between calls is
+//      batch_inconsistent.
+//   4. Once every class has its tree, every element is checked against its class's tree with
+//      sampled probes (edges of the reduction included); a disagreement splits or re-reveals the
+//      class, and a class that keeps disagreeing is a diagnostic, never a tree.
+// docs/order-maps.md says what this proves for each element.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms.hpp"
+#include "grid_labels.hpp"
+
+namespace fprev::detail {
+
+struct ProbeKey {
+  std::uint32_t plus = 0;
+  std::uint32_t minus = 0;
+  std::uint32_t background = 0;  // 0: every leaf active; else an interned active set
+  friend bool operator==(const ProbeKey&, const ProbeKey&) = default;
+};
+struct ProbeKeyHash {
+  std::size_t operator()(const ProbeKey& k) const {
+    const std::uint64_t x = (std::uint64_t{k.plus} << 32 | k.minus) * 0x9e3779b97f4a7c15ull;
+    return static_cast<std::size_t>(x ^ (x >> 29) ^ (std::uint64_t{k.background} * 0xbf58476d1ce4e5b9ull));
+  }
+};
+
+class MapRevealer {
+ public:
+  MapRevealer(ProbeSession& session, const RevealOptions& options, RevealStats& stats);
+  ~MapRevealer();
+
+  // Reveals the tree of every class (classes split as their elements disagree).
+  void reveal();
+  // Checks every element against its class's tree with sampled probes. Returns true when all
+  // agree; otherwise the disagreeing classes are split or restarted and reveal() must run again.
+  // With `fix` false (checking a known map), a disagreement fails with verification_failed.
+  bool check_elements(bool fix);
+  // Starts from a known map instead of revealing (verify() of a golden map).
+  void assume(const OrderMap& map);
+
+  OrderMap map() const;
+  // The class tree of every element, row-major, and the trees themselves (for value checks).
+  std::vector<std::uint32_t> element_classes() const;
+  const Tree& class_tree(std::uint32_t id) const;
+
+ private:
+  struct Element {
+    std::size_t row, column;
+  };
+  struct CacheEntry {
+    Measurement value;
+    Element where;  // the first element that gave it
+  };
+  struct MapClass {
+    bool alive = true;
+    std::unique_ptr<RevealAlgorithm> algorithm;  // null once the tree is known
+    Tree tree;
+    std::vector<Measurement> answers;  // the algorithm's current wave
+    std::vector<bool> answered;
+    std::unordered_map<ProbeKey, CacheEntry, ProbeKeyHash> cache;
+    std::vector<std::size_t> rows, columns;  // lines holding at least one element of the class
+  };
+  struct Conflict {
+    std::uint32_t class_id;
+    ProbeRequest request;
+    std::shared_ptr<Background> owned_background;  // a copy, so the probe outlives its wave
+    Measurement first_value, second_value;
+    Element first, second;
+  };
+
+  std::uint32_t new_class();
+  std::uint32_t block(std::uint32_t row_label, std::uint32_t column_label) const {
+    return blocks_[row_label * columns_.count() + column_label];
+  }
+  std::uint32_t class_of(std::size_t row, std::size_t column) const {
+    return block(rows_[row], columns_[column]);
+  }
+  void rebuild_lines();
+  ProbeKey key_of(const ProbeRequest& request);
+  std::string describe_class(std::uint32_t id) const;
+
+  bool advance_classes();  // true while some class waits for answers
+  void run_round();
+  void run_call(Placement placement, std::vector<ProbeRequest>& lines, bool refine_other_axis);
+  void refine(Placement placement, const std::vector<Measurement>& grid, std::size_t used_lines,
+              bool other_axis);
+  // Refines the labels from one call's outputs: code_at(r * columns + c) of every element.
+  template <class CodeAt>
+  void refine_with(Placement placement, std::size_t used_lines, bool other_axis, CodeAt code_at);
+  void partition_by_values();
+  void record(Placement placement, const std::vector<ProbeRequest>& lines,
+              const std::vector<Measurement>& grid);
+  void resolve_conflicts();
+  // Puts `request` on every row, refines, and divides every class by its answer. Returns the
+  // measurements of the call.
+  std::vector<Measurement> broadcast_and_split(const ProbeRequest& request);
+  std::unique_ptr<RevealAlgorithm> make_algorithm() const;
+  void restart(std::uint32_t id);
+  void check_repeated(const Element& where, const Measurement& before,
+                      const std::vector<Measurement>& grid, const ProbeRequest& request) const;
+
+  void check_class_count() const;
+
+  ProbeSession& session_;
+  const RevealOptions& options_;
+  RevealStats& stats_;
+  std::size_t n_;
+  AxisLabels rows_, columns_;
+  std::vector<std::uint32_t> blocks_;  // row label x column label -> class id
+  std::vector<MapClass> classes_;
+  std::vector<Conflict> conflicts_;
+  // Active sets of restricted backgrounds, interned so that equal sets share a cache key.
+  std::unordered_map<std::uint64_t, std::uint32_t> background_keys_;  // Background::id -> key
+  std::vector<std::vector<std::uint32_t>> interned_;
+  std::vector<Measurement> grid_;  // the last call's measurements
+  std::size_t fixes_ = 0;          // splits or fresh reveals caused by the per-element checks
+  bool partitioned_ = false;
+};
+
+}  // namespace fprev::detail
