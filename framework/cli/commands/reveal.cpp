@@ -7,6 +7,7 @@
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
 #include "engine_options.hpp"
+#include "fprev/fingerprint.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/sexpr.hpp"
 
@@ -21,6 +22,14 @@ std::string arity_text(const Tree& tree) {
     first = false;
   }
   return first ? "none (a single summand)" : os.str();
+}
+
+void print_fingerprint(std::ostream& out, const Fingerprint& fingerprint, const FingerprintStats& stats) {
+  out << "fingerprint:   digest " << fingerprint.digest() << " of " << fingerprint.input_count()
+      << " outputs; " << stats.inputs << " inputs in " << stats.target_calls << " target calls, "
+      << std::fixed << std::setprecision(6) << stats.seconds << " s\n";
+  for (const auto& [name, value] : fingerprint.facts) out << "  " << name << ": " << value << "\n";
+  out << "  model: " << fingerprint.model << "\n";
 }
 
 void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& result) {
@@ -86,8 +95,12 @@ int run_reveal(const RevealCommandOptions& options) {
     const RevealResult result = reveal(*target, reveal_options);
     if (format == "json")
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result, nullptr));
-    else if (format == "text")
+    else if (format == "text") {
       print_text(std::cout, target->info(), result);
+      FingerprintStats stats;
+      const Fingerprint fingerprint = measure_fingerprint(*target, result.tree, &stats);
+      print_fingerprint(std::cout, fingerprint, stats);
+    }
     else
       std::cout << to_sexpr(result.tree) << "\n";
     return kExitOk;
