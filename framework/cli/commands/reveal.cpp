@@ -57,7 +57,7 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
 // docs/json.md, "reveal": the tree, or the diagnostic of a target that misbehaves.
 Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const TargetInfo& info,
                     const RevealOptions& options, const RevealResult* result,
-                    const Diagnostic* diagnostic) {
+                    const Diagnostic* diagnostic, const Fingerprint* fingerprint = nullptr) {
   Json document = json_document("reveal");
   document["backend"] = std::string(backend.name());
   document["settings"] = params_to_json(opened.settings);
@@ -70,6 +70,7 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["tree"] = result ? tree_to_json(result->tree) : Json(nullptr);
   document["stats"] = result ? stats_to_json(result->stats) : Json(nullptr);
   document["diagnostic"] = diagnostic ? diagnostic_to_json(*diagnostic) : Json(nullptr);
+  document["fingerprint"] = fingerprint ? fingerprint_to_json(*fingerprint) : Json(nullptr);
   return document;
 }
 
@@ -93,9 +94,11 @@ int run_reveal(const RevealCommandOptions& options) {
   const auto target = opened.instance->make_target(opened.case_params);
   try {
     const RevealResult result = reveal(*target, reveal_options);
-    if (format == "json")
-      write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result, nullptr));
-    else if (format == "text") {
+    if (format == "json") {
+      const Fingerprint fingerprint = measure_fingerprint(*target, result.tree);
+      write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
+                                           nullptr, &fingerprint));
+    } else if (format == "text") {
       print_text(std::cout, target->info(), result);
       FingerprintStats stats;
       const Fingerprint fingerprint = measure_fingerprint(*target, result.tree, &stats);

@@ -148,11 +148,13 @@ std::vector<FingerprintInputSet> fingerprint_inputs(const TargetInfo& info) {
     ExponentRange range = safe;
     if (name == "cancel") range = {std::max(safe.lo, -8), std::max(std::max(safe.lo, -8), std::min(safe.hi, 8))};
     if (name == "overflow") {
-      // Near the largest finite value of the narrowest format: partial sums may overflow there and
-      // not in a wider register.
+      // A quarter of the summands just below the largest finite value of the narrowest format
+      // (divided by about sqrt(n), so that random signs bring partial sums near overflow, some past
+      // it): a register with a wider range gives another result than one that overflows.
       const int top = std::min({format_info(t.input).max_exponent, format_info(t.accumulator).max_exponent,
                                 narrowest_out.max_exponent});
-      range = {std::max(safe.lo, top - 3), top};
+      const int headroom = (ceil_log2(n + 1) + 1) / 2;
+      range = {std::max(safe.lo, top - 1 - headroom), std::max(safe.lo, top - 1)};
     }
     const ExponentRange factors = factor_range(range, t.input, product);
     if (product) {
@@ -182,6 +184,8 @@ std::vector<FingerprintInputSet> fingerprint_inputs(const TargetInfo& info) {
               a[k] = maker.normal({lo, lo + 3});
             }
           }
+        } else if (name == "overflow") {
+          a[k] = maker.rng().below(4) == 0 ? maker.normal(factors) : maker.gaussian();
         } else {
           a[k] = maker.normal(factors);
         }

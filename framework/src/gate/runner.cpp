@@ -107,9 +107,11 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
     instance.instance->validate_case(c.params);
     auto target = instance.instance->make_target(c.params);
     result.target_description = target->info().description;
+    result.revealed_output = target->info().traits.output;
     RevealResult revealed = reveal(*target, options_.reveal);
     result.stats = revealed.stats;
     result.revealed = std::move(revealed.tree);
+    result.fingerprint = measure_fingerprint(*target, *result.revealed, &result.fingerprint_stats);
     return true;
   } catch (const BackendUnavailable& e) {  // e.g. a data type this GPU generation lacks
     result.status = CaseStatus::unavailable;
@@ -165,6 +167,12 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   }
   if (reveal_case(suite, c, result)) {
     result.status = *result.revealed == result.golden->tree ? CaseStatus::passed : CaseStatus::differs;
+    // The same order can still give other bits: the fingerprint fails the case too.
+    if (result.status == CaseStatus::passed && result.golden->fingerprint && result.fingerprint) {
+      const Format output = result.revealed_output;
+      result.fingerprint_change = compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, output);
+      if (!result.fingerprint_change->same()) result.status = CaseStatus::differs;
+    }
   }
   result.seconds = seconds_since(start);
   return result;
@@ -188,11 +196,15 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
     golden.meta.extra["target"] = result.target_description;
     if (!result.stats.arithmetic_note.empty()) golden.meta.extra["arithmetic"] = result.stats.arithmetic_note;
     golden.tree = *result.revealed;
+    golden.fingerprint = result.fingerprint;
     try {
       if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path);
     } catch (const std::exception&) {
       // unparsable: store_golden reports it as repaired
     }
+    if (result.golden && result.golden->fingerprint && result.fingerprint && result.golden->tree == golden.tree)
+      result.fingerprint_change =
+          compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, result.revealed_output);
     switch (store_golden(result.golden_path, golden)) {
       case StoreOutcome::created: result.status = CaseStatus::created; break;
       case StoreOutcome::unchanged: result.status = CaseStatus::unchanged; break;
