@@ -17,9 +17,10 @@ constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
 
 // The tree is the golden's but the fingerprint is not.
-bool arithmetic_only(const CaseResult& r) {
+bool fingerprint_changed(const CaseResult& r) {
   return r.fingerprint_change && !r.fingerprint_change->same();
 }
+bool arithmetic_only(const CaseResult& r) { return r.status == CaseStatus::differs && fingerprint_changed(r); }
 
 std::string detail_of(const CaseResult& r) {
   if (arithmetic_only(r)) return "tree unchanged; " + r.fingerprint_change->summary();
@@ -146,6 +147,8 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
     case CaseStatus::misbehaves:
       out << "FAILED " << name << ": " << reason << "\n";
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
+      if (r.fingerprint_change)
+        out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
       break;
     case CaseStatus::broken_golden:
       out << "FAILED " << name << ": " << reason << "\n  " << r.message << "\n"
@@ -163,7 +166,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
       break;
     case CaseStatus::changed:
       out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";
-      if (arithmetic_only(r))
+      if (fingerprint_changed(r))
         out << "  tree unchanged; " << r.fingerprint_change->summary() << "\n";
       else if (r.golden && r.revealed && r.golden->tree == *r.revealed)
         out << "  tree unchanged; arithmetic fingerprint added\n";
