@@ -79,7 +79,7 @@ struct Golden {
   //   fingerprint.model: <value>
   //   fingerprint.outputs.<set>: <hex float> ...  (one line per input set, in row order)
   // Absent in goldens written before fingerprints existed: check then compares the tree only.
-  std::optional<Fingerprint> fingerprint;
+  std::optional<Fingerprint> fingerprint = std::nullopt;
 };
 
 // A golden file that does not parse. what() is "<path>:<line>: <message>".

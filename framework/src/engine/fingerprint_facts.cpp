@@ -381,6 +381,14 @@ class FactLab {
       const double tiny = std::ldexp(big, -(p_ + 10));
       const auto below = lab_.add({{leaf_under(tree_, children[0]), big}, {leaf_under(tree_, children[1]), -tiny}, {cancel, -big}});
       const auto above = lab_.add({{leaf_under(tree_, children[0]), big}, {leaf_under(tree_, children[1]), 0.75 * ulp}, {cancel, -big}});
+      // big + big + ulp + 2 ulp = 2 big + 3 ulp lies in the next binade, whose ulp is 2 ulp: 1.5 of
+      // its ulps above 2 big, it tells the final normalisation's rounding apart (to nearest: 2 big +
+      // 4 ulp; truncation: 2 big + 2 ulp) whatever the extra bits. Needs a node of 4 terms.
+      std::optional<std::size_t> carry;
+      if (children.size() >= 4)
+        carry = lab_.add({{leaf_under(tree_, children[0]), big}, {leaf_under(tree_, children[1]), big},
+                          {leaf_under(tree_, children[2]), ulp}, {leaf_under(tree_, children[3]), 2 * ulp},
+                          {cancel, -2 * big}});
       lab_.run();
       int kept = 0;
       std::string value;
@@ -394,14 +402,16 @@ class FactLab {
       if (value.empty()) value = kept == max_j ? "at least " + std::to_string(kept) : std::to_string(kept);
       bits.emplace_back(node, value);
       std::string align;
-      if (!below || !above) {
+      if (!below || !above || !carry) {
         align = "undetermined (the input format cannot hold the test values)";
       } else {
-        const double b = lab_.output(*below), a = lab_.output(*above);
+        const double b = lab_.output(*below), a = lab_.output(*above), c = lab_.output(*carry);
         const double half_below = out(-std::ldexp(big, -p_));
-        if (b == 0.0 && a == 0.0) align = "terms truncated, sum truncated";
-        else if (b == half_below && a == 0.0) align = "exact sum rounded toward zero";
-        else if (b == 0.0 && a == out(ulp)) align = "exact sum rounded to nearest";
+        const bool truncated = c == out(2 * ulp), nearest = c == out(4 * ulp);
+        if (b == 0.0 && a == 0.0 && truncated) align = "terms truncated, sum truncated";
+        else if (b == 0.0 && a == 0.0 && nearest) align = "terms truncated, sum rounded to nearest";
+        else if (b == half_below && a == 0.0 && truncated) align = "exact sum rounded toward zero";
+        else if (b == 0.0 && a == out(ulp) && nearest) align = "exact sum rounded to nearest";
         else align = "unexplained";
       }
       alignment.emplace_back(node, align);
@@ -456,12 +466,13 @@ class FactLab {
         return v.ends_with("additions tested)") ? v.substr(0, v.rfind(" (")) : v;
       };
       const std::string bits = value_of("fused-extra-bits"), alignment = value_of("fused-alignment");
-      if (alignment != "terms truncated, sum truncated" || bits.empty() ||
+      if (!alignment.starts_with("terms truncated, sum ") || bits.empty() ||
           bits.find_first_not_of("0123456789") != std::string::npos) {
         why_not = "fused nodes with extra bits '" + bits + "', alignment '" + alignment + "'";
         return std::nullopt;
       }
       m.fused_extra_bits = std::stoi(bits);
+      m.fused_truncates = alignment == "terms truncated, sum truncated";
     }
     return m;
   }

@@ -95,7 +95,8 @@ ExponentRange safe_range(const NumericTraits& t, std::size_t n) {
 ExponentRange factor_range(ExponentRange r, Format input, bool product) {
   if (!product) return r;
   const FormatInfo& in = format_info(input);
-  const int lo = std::max(in.min_exponent, r.lo / 2), hi = std::min(in.max_exponent, r.hi / 2);
+  // Factors below 2^(e+1) multiply to less than 2^(2e+2): e = (hi - 1) / 2 keeps products in range.
+  const int lo = std::max(in.min_exponent, r.lo / 2), hi = std::min(in.max_exponent, (r.hi - 1) / 2);
   return {lo, std::max(lo, hi)};
 }
 

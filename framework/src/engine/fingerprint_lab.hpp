@@ -62,6 +62,7 @@ struct FactModel {
   bool round_toward_zero = false;
   Products products = Products::rounded;
   int fused_extra_bits = 0;
+  bool fused_truncates = true;  // the fused sum's final normalisation truncates (else: to nearest)
 };
 
 // The facts (see fingerprint.hpp), measured with `lab` on the target whose tree is `tree`, and the

@@ -51,7 +51,7 @@ double simulate_with_facts(const Tree& tree, const NumericTraits& traits, const 
     if (children.size() != 2) {
       terms.clear();
       for (NodeId c : children) terms.push_back(value[c]);
-      value[node] = fused_sum(terms, format, model.fused_extra_bits, true);
+      value[node] = fused_sum(terms, format, model.fused_extra_bits, model.fused_truncates);
       continue;
     }
     if (model.products == FactModel::Products::contracted && product &&
