@@ -1,8 +1,11 @@
 #include "fprev/blas/blas_backend.hpp"
 
 #include <cstdlib>
+#include <map>
+#include <optional>
 
 #include "fprev/blas/blas_case.hpp"
+#include "fprev/blas/kernel_family.hpp"
 #include "fprev/blas/library.hpp"
 #include "fprev/blas/platform.hpp"
 #include "targets.hpp"
@@ -11,14 +14,84 @@ namespace fprev {
 namespace blas {
 namespace {
 
-const CpuDescription& this_cpu() {
-  static const CpuDescription cpu = describe_cpu();
-  return cpu;
-}
-
 std::string library_override() {
   const char* value = std::getenv(kLibraryEnvironmentVariable);
   return value != nullptr ? value : "";
+}
+
+std::shared_ptr<const Library> load_requested(const std::string& requested,
+                                              const std::string& override_spec) {
+  if (override_spec.empty()) return Library::load(requested);
+  try {
+    return Library::load(override_spec);
+  } catch (const ConfigError& error) {
+    throw ConfigError("library", std::string(kLibraryEnvironmentVariable) + ": " + error.what());
+  } catch (const BackendUnavailable& error) {
+    throw BackendUnavailable(std::string(kLibraryEnvironmentVariable) + ": " + error.what(),
+                             error.reason());
+  }
+}
+
+// The family a library runs by itself, in platform-key form: the table's key where the table knows
+// the library's name for it, else the library's own name ("piledriver", "zen3").
+std::string own_family_key(const Library& library) {
+  if (!library.has_kernel_families()) return "generic";
+  const KernelFamily* known = library.vendor() == Vendor::openblas
+                                  ? family_of_openblas_core(library.running_family())
+                                  : family_of_blis_config(library.running_family());
+  return known != nullptr ? std::string(known->key)
+                          : family_key_from_name(library.running_family());
+}
+
+// A family the CPU cannot execute is a skip naming what it lacks, never forced: OpenBLAS does not
+// check, and would die on an illegal instruction.
+void require_cpu_features(const KernelFamily& family, const CpuDescription& cpu, bool for_blis) {
+  const auto missing = missing_features(family, cpu, for_blis);
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& feature : missing) list += (list.empty() ? "" : ", ") + feature;
+  throw BackendUnavailable("this CPU cannot run the " + std::string(family.name) + " kernels" +
+                               (for_blis ? " of BLIS" : "") + ": it lacks " + list,
+                           Unavailability::host_cannot_run);
+}
+
+// What an instance runs: the library (a forced copy where `kernel` is set) and how its family was
+// established, for the platform key and the identity.
+struct KernelChoice {
+  std::shared_ptr<const Library> library;
+  std::string family_key;
+  std::map<std::string, std::string> details;
+};
+
+KernelChoice choose_kernel(std::shared_ptr<const Library> library, const std::string& kernel,
+                           const CpuDescription& cpu) {
+  KernelChoice choice;
+  if (kernel.empty()) {
+    choice.family_key = own_family_key(*library);
+    choice.details["kernel_requested"] = "none (the library's own choice)";
+    choice.details["kernel_family"] =
+        library->has_kernel_families() ? library->running_family() : "generic (portable code)";
+    choice.library = std::move(library);
+    return choice;
+  }
+  const KernelFamily& family = *find_kernel_family(kernel);  // a choice setting: validated
+  choice.family_key = std::string(family.key);
+  choice.details["kernel_requested"] = kernel;
+  if (!library->has_kernel_families()) {
+    // One code path on every CPU: compared with the goldens of the family the instance names, which
+    // is what makes a swap to the reference BLAS a test on any runner.
+    choice.details["kernel_family"] = "none to select: " + library->name() +
+                                      " runs portable code, the same order on every CPU";
+    choice.library = std::move(library);
+    return choice;
+  }
+  const bool blis = library->vendor() == Vendor::blis;
+  if (blis) require_cpu_features(family, cpu, true);
+  choice.library = Library::load_forced(*library, family);
+  choice.details["kernel_family"] = choice.library->running_family();
+  choice.details["kernel_confirmed_by"] =
+      blis ? "bli_arch_query_id() after bli_init" : "openblas_get_corename()";
+  return choice;
 }
 
 class BlasInstance final : public BackendInstance {
@@ -59,6 +132,8 @@ class BlasInstance final : public BackendInstance {
 
 class BlasBackend final : public Backend {
  public:
+  explicit BlasBackend(std::optional<CpuDescription> cpu) : cpu_(std::move(cpu)) {}
+
   std::string_view name() const override { return "blas"; }
   std::string_view summary() const override {
     return "a CPU BLAS loaded at run time (OpenBLAS, BLIS, netlib, ATLAS or a path): dot, gemv, "
@@ -73,6 +148,9 @@ class BlasBackend final : public Backend {
             .defaults_to("openblas"),
         integer_param("threads", 1, 1024, "threads the library uses, set through its own API")
             .defaults_to("1"),
+        choice_param("kernel", kernel_family_names(),
+                     "the kernel family to force (OPENBLAS_CORETYPE, BLIS_ARCH_TYPE), after "
+                     "checking that this CPU can run it; absent: the library's own choice"),
     };
   }
 
@@ -86,58 +164,80 @@ class BlasBackend final : public Backend {
     const std::string requested = param_str(resolved, "library");
     const std::string override_spec = library_override();
     const int threads = static_cast<int>(param_int(resolved, "threads"));
+    const auto kernel_setting = resolved.find("kernel");
+    const std::string kernel = kernel_setting != resolved.end() ? kernel_setting->second : "";
 
-    std::shared_ptr<const Library> library;
-    if (override_spec.empty()) {
-      library = Library::load(requested);
-    } else {
-      try {
-        library = Library::load(override_spec);
-      } catch (const ConfigError& error) {
-        throw ConfigError("library", std::string(kLibraryEnvironmentVariable) + ": " + error.what());
-      } catch (const BackendUnavailable& error) {
-        throw BackendUnavailable(std::string(kLibraryEnvironmentVariable) + ": " + error.what());
-      }
-    }
+    // The CPU is asked before anything is loaded: a family it cannot execute is never forced.
+    const CpuDescription cpu = this_cpu();
+    if (!kernel.empty()) require_cpu_features(*find_kernel_family(kernel), cpu, false);
+    KernelChoice choice = choose_kernel(load_requested(requested, override_spec), kernel, cpu);
+    const Library& library = *choice.library;
 
     std::string effective_threads;
-    if (library->can_set_threads()) {
-      const std::optional<int> effective = library->use_threads(threads);
+    if (library.can_set_threads()) {
+      const std::optional<int> effective = library.use_threads(threads);
       if (effective && *effective != threads)
-        throw BackendUnavailable(library->name() + " at " + library->path() + " runs " +
-                                 std::to_string(*effective) + " threads when asked for " +
-                                 std::to_string(threads));
+        throw BackendUnavailable(library.name() + " at " + library.path() + " runs " +
+                                     std::to_string(*effective) + " threads when asked for " +
+                                     std::to_string(threads),
+                                 Unavailability::unsupported_setting);
       effective_threads = effective ? std::to_string(*effective) : "not reported";
     } else if (threads > 1) {
       throw BackendUnavailable(
-          library->name() + " at " + library->path() +
-          " has no API to set its thread count (openblas_set_num_threads, "
-          "bli_thread_set_num_threads), so threads: " + std::to_string(threads) +
-          " cannot be honoured; use threads: 1 with this library");
+          library.name() + " at " + library.path() +
+              " has no API to set its thread count (openblas_set_num_threads, "
+              "bli_thread_set_num_threads), so threads: " +
+              std::to_string(threads) + " cannot be honoured; use threads: 1 with this library",
+          Unavailability::unsupported_setting);
     } else {
       effective_threads = "1 (no thread API; assumed single-threaded)";
     }
 
     Identity identity;
-    identity.library = library->name();
-    identity.version = library->version();
-    identity.configuration = library->configuration();
-    identity.platform_key = platform_key(this_cpu(), threads);
-    identity.details = library->details();
+    identity.library = library.name();
+    identity.version = library.version();
+    identity.configuration = library.configuration();
+    identity.platform_key = platform_key(choice.family_key, threads);
+    identity.details = library.details();
+    identity.details.merge(choice.details);
     identity.details["threads"] = effective_threads;
-    identity.details["cpu_model"] = this_cpu().model;
-    identity.details["isa"] = this_cpu().isa;
+    identity.details["cpu_model"] = cpu.model;
+    identity.details["isa"] = cpu.widest_vector_isa();
     identity.details["library_requested"] = requested;
     if (!override_spec.empty())
       identity.details["library_override"] =
           std::string(kLibraryEnvironmentVariable) + "=" + override_spec;
-    return std::make_unique<BlasInstance>(std::move(library), threads, std::move(identity));
+    return std::make_unique<BlasInstance>(std::move(choice.library), threads, std::move(identity));
   }
+
+  std::vector<std::pair<std::string, std::string>> host_facts() const override {
+    CpuDescription cpu;
+    try {
+      cpu = this_cpu();
+    } catch (const BackendUnavailable& unreadable) {  // a bad FPREV_BLAS_CPUINFO
+      return {{"cpu", unreadable.what()}};
+    }
+    return {{"cpu", cpu.model + " (" + cpu.widest_vector_isa() + ")"},
+            {"kernel_families_runnable", runnable_families(cpu)},
+            {"kernel_families_not_runnable", unrunnable_families(cpu)}};
+  }
+
+ private:
+  // This machine, or the injected CPU limited to this machine's features.
+  CpuDescription this_cpu() const {
+    return cpu_ ? limit_features(*cpu_, describe_cpu()) : describe_cpu();
+  }
+
+  std::optional<CpuDescription> cpu_;  // injected (tests); this machine when absent
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend() { return std::make_unique<BlasBackend>(); }
+std::unique_ptr<Backend> make_backend() { return std::make_unique<BlasBackend>(std::nullopt); }
+
+std::unique_ptr<Backend> make_backend(CpuDescription cpu) {
+  return std::make_unique<BlasBackend>(std::move(cpu));
+}
 
 }  // namespace blas
 

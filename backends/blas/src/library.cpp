@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,8 @@
 #include <mutex>
 
 #include "fprev/backend.hpp"
+#include "fprev/blas/kernel_family.hpp"
+#include "namespace_loader.hpp"
 
 namespace fprev::blas {
 namespace {
@@ -128,6 +132,12 @@ std::map<std::string, std::shared_ptr<Library>>& cache() {
   static std::map<std::string, std::shared_ptr<Library>> libraries;
   return libraries;
 }
+// Forced copies that could not be used, by cache key: asked again, the same answer, without
+// spending another link-map namespace (a copy that was loaded is never unloaded).
+std::map<std::string, BackendUnavailable>& forced_failures() {
+  static std::map<std::string, BackendUnavailable> failures;
+  return failures;
+}
 
 }  // namespace
 
@@ -183,11 +193,15 @@ std::shared_ptr<Library> Library::load(const std::string& spec) {
   std::vector<std::string> tried;
   if (spec.front() == '/') {
     std::error_code error;
+    // A path is named on purpose: one that does not work is an error, never a skip.
     if (!std::filesystem::exists(spec, error))
-      throw BackendUnavailable("BLAS library '" + spec + "' not found: no such file");
+      throw BackendUnavailable("BLAS library '" + spec + "' not found: no such file",
+                               Unavailability::unusable);
     std::string why;
     auto library = open_file(spec, spec, &why);
-    if (!library) throw BackendUnavailable("cannot use BLAS library '" + spec + "': " + why);
+    if (!library)
+      throw BackendUnavailable("cannot use BLAS library '" + spec + "': " + why,
+                               Unavailability::unusable);
     cache()[spec] = library;
     return library;
   }
@@ -212,6 +226,115 @@ std::shared_ptr<Library> Library::load(const std::string& spec) {
   throw BackendUnavailable(message);
 }
 
+namespace {
+
+// BLIS 0.9 takes BLIS_ARCH_TYPE as an index into its configuration table, whose order changes
+// between versions: find the index in the loaded copy itself. The table ends with "generic".
+std::optional<int> blis_arch_index(void* handle, std::string_view config) {
+  const auto arch_name = find_symbol<const char* (*)(int)>(handle, "bli_arch_string");
+  if (arch_name == nullptr) return std::nullopt;
+  for (int id = 0; id < 64; ++id) {
+    const char* name = arch_name(id);
+    if (name == nullptr) break;
+    if (config == name) return id;
+    if (std::string_view(name) == "generic") break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::shared_ptr<Library> Library::load_forced(const Library& base, const KernelFamily& family) {
+  const bool openblas = base.vendor_ == Vendor::openblas;
+  if (!base.has_kernel_families())
+    throw std::logic_error("load_forced: " + base.name_ + " has no kernel families");
+  const std::string_view wanted = openblas ? family.openblas : family.blis;
+  if (wanted.empty()) {
+    std::vector<std::string> known;
+    for (const auto& other : kernel_families())
+      if (!(openblas ? other.openblas : other.blis).empty()) known.emplace_back(other.name);
+    throw BackendUnavailable(base.name_ + " has no kernel family " + std::string(family.name) +
+                                 "; the families it can be asked for: " + join(known, ", "),
+                             Unavailability::unsupported_setting);
+  }
+
+  std::lock_guard lock(cache_mutex());
+  const std::string cache_key = base.path_ + "\n" + std::string(family.name);
+  if (auto it = cache().find(cache_key); it != cache().end()) return it->second;
+  if (auto it = forced_failures().find(cache_key); it != forced_failures().end()) throw it->second;
+  try {
+    auto library = open_forced(base, family, wanted);
+    cache()[cache_key] = library;
+    return library;
+  } catch (const BackendUnavailable& unusable) {
+    forced_failures().emplace(cache_key, unusable);
+    throw;
+  }
+}
+
+std::shared_ptr<Library> Library::open_forced(const Library& base, const KernelFamily& family,
+                                              std::string_view wanted) {
+  const bool openblas = base.vendor_ == Vendor::openblas;
+
+  const std::string variable = openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
+  auto& environment = detail::PrivateEnvironment::create(
+      openblas ? std::vector<std::pair<std::string, std::string>>{{variable, std::string(wanted)}}
+               : std::vector<std::pair<std::string, std::string>>{},
+      {"OPENBLAS_CORETYPE", "BLIS_ARCH_TYPE"});
+  std::string error;
+  void* handle = detail::open_in_new_namespace(base.path_, environment, &error);
+  if (handle == nullptr)
+    throw BackendUnavailable(
+        "cannot load another copy of " + base.path_ + " for kernel family " +
+            std::string(family.name) + ": " + error +
+            " (each forced kernel family loads its own copy of the library into a new link-map "
+            "namespace, and glibc has room for about ten per process: check fewer families in one "
+            "run, e.g. select instances with --backend)",
+        Unavailability::unusable);
+  std::string value(wanted);
+  if (!openblas) {
+    const auto index = blis_arch_index(handle, wanted);
+    if (!index)
+      throw BackendUnavailable(base.name_ + " " + base.version_ + " at " + base.path_ +
+                                   " has no configuration '" + value + "' (kernel family " +
+                                   std::string(family.name) + ")",
+                               Unavailability::unsupported_setting);
+    value = std::to_string(*index);
+    environment.add_late(variable, value);  // BLIS reads it at bli_init, in adopt() below
+  }
+
+  std::shared_ptr<Library> library(new Library());
+  library->handle_ = handle;
+  library->spec_ = base.spec_;
+  library->vendor_ = detect_vendor(handle);
+  library->path_ = base.path_;
+  if (library->vendor_ != base.vendor_)
+    throw BackendUnavailable(base.path_ + " loaded into a new namespace is no longer " + base.name_,
+                             Unavailability::unusable);
+  if (std::string why = library->adopt(); !why.empty())
+    throw BackendUnavailable(why, Unavailability::unusable);
+  const auto same = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) ==
+                    std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  if (!same(library->running_family_, wanted))
+    throw BackendUnavailable(
+        library->name_ + " " + library->version_ + " at " + library->path_ + " was asked for the " +
+            std::string(family.name) + " kernels (" + variable + "=" + value + ") but runs " +
+            (library->running_family_.empty() ? std::string("an unnamed family")
+                                              : "'" + library->running_family_ + "'") +
+            ": this build cannot force that family (OpenBLAS answers a name it cannot force "
+            "with \"Core not found\" and picks a family from the CPU's features instead; a "
+            "build without DYNAMIC_ARCH runs its one family). Its trees can be recorded and "
+            "checked only where this library runs " +
+            std::string(family.name) + " by itself",
+        Unavailability::unusable);
+  library->details_["kernel_forced_with"] = variable + "=" + value;
+  return library;
+}
+
 std::shared_ptr<Library> Library::open_file(const std::string& dlopen_name,
                                             const std::string& spec, std::string* error) {
   dlerror();  // clear a stale error
@@ -232,19 +355,42 @@ std::shared_ptr<Library> Library::open_file(const std::string& dlopen_name,
   library->vendor_ = vendor;
   library->path_ = loaded_file(handle);
   if (library->path_.empty()) library->path_ = dlopen_name;
-  library->bind_kernels();
-  if (library->missing_.size() == 6) {
-    *error = library->path_ + " exports none of sdot_, ddot_, sgemv_, dgemv_, sgemm_, dgemm_: "
-                              "not a BLAS with the Fortran interface";
-    return nullptr;  // stays loaded: unloading a foreign library is riskier than keeping it
-  }
-  try {
-    library->identify();
-  } catch (const BackendUnavailable& unusable) {
-    *error = unusable.what();
-    return nullptr;
-  }
+  *error = library->adopt();
+  if (!error->empty()) return nullptr;  // stays loaded: unloading a foreign library is riskier
   return library;
+}
+
+std::string Library::adopt() {
+  bind_kernels();
+  if (missing_.size() == 6)
+    return path_ + " exports none of sdot_, ddot_, sgemv_, dgemv_, sgemm_, dgemm_: not a BLAS "
+                   "with the Fortran interface";
+  try {
+    identify();
+  } catch (const BackendUnavailable& unusable) {
+    return unusable.what();
+  }
+  running_family_ = query_running_family();
+  return {};
+}
+
+std::string Library::query_running_family() const {
+  if (vendor_ == Vendor::openblas) {
+    const auto core = find_symbol<const char* (*)()>(handle_, "openblas_get_corename");
+    return core != nullptr && core() != nullptr ? core() : "";
+  }
+  if (vendor_ == Vendor::blis) {
+    // bli_init first: BLIS 0.9 checks a BLIS_ARCH_TYPE from the environment against its context
+    // registry, which only bli_init fills (querying before it aborts the process).
+    const auto init = find_symbol<void (*)()>(handle_, "bli_init");
+    const auto arch_id = find_symbol<int (*)()>(handle_, "bli_arch_query_id");
+    const auto arch_name = find_symbol<const char* (*)(int)>(handle_, "bli_arch_string");
+    if (arch_id == nullptr || arch_name == nullptr) return "";
+    if (init != nullptr) init();
+    const char* name = arch_name(arch_id());
+    return name != nullptr ? name : "";
+  }
+  return "";
 }
 
 void Library::bind_kernels() {
@@ -277,7 +423,8 @@ void Library::identify() {
       if (text.rfind("OpenBLAS ", 0) == 0) version_ = text.substr(9, text.find(' ', 9) - 9);
       if (text.find("USE64BITINT") != std::string::npos)
         throw BackendUnavailable(path_ + " is a 64-bit-integer (ILP64) OpenBLAS; the blas backend "
-                                         "calls the LP64 interface: use the LP64 build");
+                                         "calls the LP64 interface: use the LP64 build",
+                                 Unavailability::unusable);
       configuration_ = text;
       if (core != nullptr && core() != nullptr) details_["core"] = core();
       if (parallel != nullptr) {
@@ -292,18 +439,16 @@ void Library::identify() {
     case Vendor::blis: {
       name_ = "BLIS";
       const auto version = find_symbol<const char* (*)()>(handle_, "bli_info_get_version_str");
-      const auto arch_id = find_symbol<int (*)()>(handle_, "bli_arch_query_id");
-      const auto arch_name = find_symbol<const char* (*)(int)>(handle_, "bli_arch_string");
       const auto int_size = find_symbol<std::int64_t (*)()>(handle_, "bli_info_get_blas_int_type_size");
       const auto openmp = find_symbol<std::int64_t (*)()>(handle_, "bli_info_get_enable_openmp");
       const auto pthreads = find_symbol<std::int64_t (*)()>(handle_, "bli_info_get_enable_pthreads");
       if (version != nullptr && version() != nullptr) version_ = version();
       if (int_size != nullptr && int_size() == 64)
         throw BackendUnavailable(path_ + " is a BLIS with 64-bit BLAS integers; the blas backend "
-                                         "calls the LP64 interface: use a 32-bit-integer build");
-      std::string arch = "unknown";
-      if (arch_id != nullptr && arch_name != nullptr && arch_name(arch_id()) != nullptr)
-        arch = arch_name(arch_id());
+                                         "calls the LP64 interface: use a 32-bit-integer build",
+                                 Unavailability::unusable);
+      std::string arch = query_running_family();
+      if (arch.empty()) arch = "unknown";
       // Only the low byte: newer BLIS returns bool from these queries.
       const bool uses_openmp = openmp != nullptr && (openmp() & 0xff) != 0;
       const bool uses_pthreads = pthreads != nullptr && (pthreads() & 0xff) != 0;

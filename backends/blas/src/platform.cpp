@@ -3,9 +3,11 @@
 #include <sys/utsname.h>
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <vector>
+
+#include "fprev/backend.hpp"
 
 namespace fprev::blas {
 namespace {
@@ -17,14 +19,15 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin));
 }
 
-// The value of the first "key : value" line whose key is `key` (case-sensitive, as the kernel
-// writes them), or "".
+// The "key : value" fields of the first processor block (up to the first empty line): every
+// processor of a machine reports the same features, and big machines list hundreds of them.
 std::string cpuinfo_field(std::string_view cpuinfo, std::string_view key) {
   std::size_t pos = 0;
   while (pos < cpuinfo.size()) {
     std::size_t eol = cpuinfo.find('\n', pos);
     if (eol == std::string_view::npos) eol = cpuinfo.size();
     const std::string_view line = cpuinfo.substr(pos, eol - pos);
+    if (trim(line).empty() && pos > 0) break;
     const std::size_t colon = line.find(':');
     if (colon != std::string_view::npos && trim(line.substr(0, colon)) == key)
       return trim(line.substr(colon + 1));
@@ -33,101 +36,68 @@ std::string cpuinfo_field(std::string_view cpuinfo, std::string_view key) {
   return {};
 }
 
-bool has_word(std::string_view words, std::string_view word) {
-  std::istringstream in{std::string(words)};
-  std::string token;
-  while (in >> token)
-    if (token == word) return true;
-  return false;
+std::string read_file(const char* path, bool* ok) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  *ok = static_cast<bool>(in);
+  return text.str();
 }
 
-// The maximal runs of letters and digits of `text`, lower-cased.
-std::vector<std::string> alnum_words(std::string_view text) {
-  std::vector<std::string> words;
-  std::string current;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) {
-      current += static_cast<char>(std::tolower(u));
-    } else if (!current.empty()) {
-      words.push_back(current);
-      current.clear();
-    }
-  }
-  if (!current.empty()) words.push_back(current);
-  return words;
-}
-
-bool is_noise(const std::string& word) {
-  return word == "r" || word == "tm" || word == "cpu" || word == "processor";
+std::string machine_name() {
+  struct utsname names {};
+  return uname(&names) == 0 ? names.machine : "";
 }
 
 }  // namespace
 
-std::string sanitize_cpu_model(std::string_view model) {
-  // Cut the nominal clock ("@ 2.90GHz"): it does not change which kernels run.
-  const std::size_t at = model.find('@');
-  if (at != std::string_view::npos) model = model.substr(0, at);
-  const std::vector<std::string> words = alnum_words(model);
-  std::string out;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (is_noise(words[i])) continue;
-    // "64-Core": a count followed by "core" (the same die sold with other core counts).
-    if (i + 1 < words.size() && words[i + 1] == "core" &&
-        words[i].find_first_not_of("0123456789") == std::string::npos) {
-      ++i;
-      continue;
-    }
-    if (out.size() + words[i].size() + 1 > 48) break;
-    if (!out.empty()) out += '-';
-    out += words[i];
-  }
-  return out.empty() ? "unknown-cpu" : out;
+std::string CpuDescription::widest_vector_isa() const {
+  if (!has("sse2")) return machine.empty() ? "unknown" : machine;
+  if (has("avx512f")) return "avx512";
+  if (has("avx2") && has("fma")) return "avx2";
+  if (has("avx")) return "avx";
+  return "sse";
 }
 
 CpuDescription describe_cpu_from(std::string_view cpuinfo, std::string_view machine) {
   CpuDescription cpu;
+  cpu.machine = std::string(machine);
+  cpu.vendor = cpuinfo_field(cpuinfo, "vendor_id");
+  if (cpu.vendor.empty()) cpu.vendor = cpuinfo_field(cpuinfo, "CPU implementer");
   for (const char* key : {"model name", "cpu model", "Processor", "uarch", "CPU part"}) {
     cpu.model = cpuinfo_field(cpuinfo, key);
-    if (!cpu.model.empty()) {
-      if (std::string_view(key) == "CPU part")  // ARM: only a part number; say whose
-        cpu.model = "arm-" + cpuinfo_field(cpuinfo, "CPU implementer") + "-" + cpu.model;
-      break;
-    }
+    if (!cpu.model.empty()) break;
   }
-  if (cpu.model.empty()) cpu.model = std::string(machine);
-  const std::string flags = cpuinfo_field(cpuinfo, "flags");
-  if (!flags.empty() && has_word(flags, "sse2")) {
-    // OpenBLAS and BLIS pick their kernels from the CPU model and these features (a virtual
-    // machine may hide AVX-512 from a CPU that has it, and then other kernels run).
-    if (has_word(flags, "avx512f"))
-      cpu.isa = "avx512";
-    else if (has_word(flags, "avx2") && has_word(flags, "fma"))
-      cpu.isa = "avx2";
-    else if (has_word(flags, "avx"))
-      cpu.isa = "avx";
-    else
-      cpu.isa = "sse";
-  } else {
-    cpu.isa = machine.empty() ? "unknown" : std::string(machine);
-  }
+  if (cpu.model.empty()) cpu.model = cpu.machine;
+  std::string flags = cpuinfo_field(cpuinfo, "flags");
+  if (flags.empty()) flags = cpuinfo_field(cpuinfo, "Features");
+  std::istringstream words(flags);
+  for (std::string word; words >> word;) cpu.features.insert(word);
   return cpu;
 }
 
-CpuDescription describe_cpu() {
-  std::ifstream in("/proc/cpuinfo");
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  struct utsname names {};
-  std::string machine = uname(&names) == 0 ? names.machine : "";
-  return describe_cpu_from(text.str(), machine);
+CpuDescription limit_features(CpuDescription simulated, const CpuDescription& real) {
+  for (auto it = simulated.features.begin(); it != simulated.features.end();)
+    it = real.has(*it) ? std::next(it) : simulated.features.erase(it);
+  return simulated;
 }
 
-std::string platform_key(const CpuDescription& cpu, int threads) {
-  std::string isa;
-  for (const auto& word : alnum_words(cpu.isa)) isa += (isa.empty() ? "" : "_") + word;
-  if (isa.empty()) isa = "unknown";
-  return sanitize_cpu_model(cpu.model) + "-" + isa + "-t" + std::to_string(threads);
+CpuDescription describe_cpu() {
+  bool ok = false;
+  const CpuDescription real = describe_cpu_from(read_file("/proc/cpuinfo", &ok), machine_name());
+  const char* simulated_file = std::getenv(kCpuinfoEnvironmentVariable);
+  if (simulated_file == nullptr || *simulated_file == '\0') return real;
+  const std::string text = read_file(simulated_file, &ok);
+  if (!ok)
+    throw BackendUnavailable(std::string(kCpuinfoEnvironmentVariable) + "=" + simulated_file +
+                                 ": cannot read that file (it should hold a /proc/cpuinfo of the "
+                                 "host to simulate)",
+                             Unavailability::unusable);
+  return limit_features(describe_cpu_from(text, real.machine), real);
+}
+
+std::string platform_key(std::string_view family_key, int threads) {
+  return std::string(family_key) + "-t" + std::to_string(threads);
 }
 
 }  // namespace fprev::blas

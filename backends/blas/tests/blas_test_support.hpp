@@ -6,18 +6,36 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "fprev/backend.hpp"
 #include "fprev/blas/blas_backend.hpp"
+#include "fprev/blas/platform.hpp"
 #include "fprev/tree.hpp"
 
 namespace fprev::blas::testing {
 
 // The toy BLAS built next to the tests (tests/toy/toy_blas.cpp), by absolute path.
 inline std::string toy_library() { return FPREV_BLAS_TOY_LIBRARY; }
+// A stand-in for a DYNAMIC_ARCH OpenBLAS with known forced families (tests/toy/fake_openblas.cpp).
+inline std::string fake_openblas() { return FPREV_BLAS_FAKE_OPENBLAS; }
+
+// tests/data/<name>: /proc/cpuinfo files of other hosts (AMD EPYC Zen 4, Intel Xeon Sapphire
+// Rapids, an AVX2-only AMD EPYC Zen 3).
+inline std::string test_data(const std::string& name) {
+  return std::string(FPREV_BLAS_TEST_DATA) + "/" + name;
+}
+inline CpuDescription cpu_from_file(const std::string& name) {
+  std::ifstream in(test_data(name));
+  if (!in) throw std::runtime_error("cannot read " + test_data(name));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return describe_cpu_from(text.str(), "x86_64");
+}
 
 inline const Backend& blas_backend() {
   const Backend* backend = builtin_backends().find("blas");

@@ -113,11 +113,14 @@ TEST(BlasLibrary, ToyLibraryByPathLacksTheDoubleRoutines) {
   EXPECT_EQ(toy->details().at("version_source"), "none");
 }
 
-TEST(BlasLibrary, MissingLibraryIsUnavailableWithTheReason) {
+// A path is named on purpose: when it does not work that is an error (unusable), never the skip
+// an optional library that is not installed gets (not_installed).
+TEST(BlasLibrary, MissingLibraryIsUnusableWithTheReason) {
   try {
     Library::load("/nonexistent/dir/libnothing.so");
     FAIL() << "loaded a library that does not exist";
   } catch (const BackendUnavailable& e) {
+    EXPECT_EQ(e.reason(), Unavailability::unusable);
     EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/libnothing.so"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("no such file"), std::string::npos) << e.what();
   }
@@ -130,6 +133,7 @@ TEST(BlasLibrary, FileThatIsNotALibraryIsUnavailableWithTheLoadersMessage) {
     Library::load(path.string());
     FAIL() << "loaded a text file";
   } catch (const BackendUnavailable& e) {
+    EXPECT_EQ(e.reason(), Unavailability::unusable);
     const std::string message = e.what();
     EXPECT_NE(message.find("cannot use BLAS library '" + path.string() + "'"), std::string::npos)
         << message;
@@ -149,6 +153,7 @@ TEST(BlasLibrary, LibraryWithoutBlasSymbolsIsRejected) {
     Library::load(libc_dir + "/libc.so.6");
     FAIL() << "accepted the C library as a BLAS";
   } catch (const BackendUnavailable& e) {
+    EXPECT_EQ(e.reason(), Unavailability::unusable);
     EXPECT_NE(std::string(e.what()).find("not a BLAS"), std::string::npos) << e.what();
   }
 }

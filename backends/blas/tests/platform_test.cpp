@@ -1,72 +1,112 @@
+// The CPU description (parsed from /proc/cpuinfo, injectable) and the platform key.
 #include "fprev/blas/platform.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "blas_test_support.hpp"
+#include "fprev/backend.hpp"
 
 namespace fprev::blas {
 namespace {
 
-bool file_name_safe(const std::string& key) {
-  if (key.empty()) return false;
-  for (char c : key) {
-    const auto u = static_cast<unsigned char>(c);
-    if (!(std::islower(u) || std::isdigit(u) || c == '-' || c == '_' || c == '.')) return false;
-  }
-  return std::isalnum(static_cast<unsigned char>(key.front())) != 0;
-}
+using testing::cpu_from_file;
+using testing::test_data;
 
-TEST(BlasPlatform, SanitizesMarketingNamesToTheModel) {
-  EXPECT_EQ(sanitize_cpu_model("Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"),
-            "intel-xeon-platinum-8375c");
-  EXPECT_EQ(sanitize_cpu_model("AMD EPYC 7B13 64-Core Processor"), "amd-epyc-7b13");
-  EXPECT_EQ(sanitize_cpu_model("Intel(R) Core(TM) i7-8700K CPU @ 3.70GHz"),
-            "intel-core-i7-8700k");
-  EXPECT_EQ(sanitize_cpu_model("AMD EPYC"), "amd-epyc");
-  EXPECT_EQ(sanitize_cpu_model("   "), "unknown-cpu");
-  EXPECT_LE(sanitize_cpu_model(std::string(200, 'x') + " y").size(), 48u);
-}
-
-TEST(BlasPlatform, ReadsModelAndWidestVectorIsaFromCpuinfo) {
-  const std::string x86 =
+TEST(BlasCpu, ReadsVendorModelAndFeaturesOfTheFirstProcessor) {
+  const std::string text =
       "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n"
-      "flags\t\t: fpu sse sse2 avx avx2 fma avx512f avx512bw\n\nprocessor\t: 1\n"
-      "model name\t: Something Else\n";
-  const CpuDescription cpu = describe_cpu_from(x86, "x86_64");
-  EXPECT_EQ(cpu.model, "Intel(R) Xeon(R) CPU @ 2.20GHz");  // the first processor's
-  EXPECT_EQ(cpu.isa, "avx512");
+      "flags\t\t: fpu sse sse2 avx avx2 fma avx512f\n\nprocessor\t: 1\n"
+      "model name\t: Something Else\nflags\t\t: sse2 amx_tile\n";
+  const CpuDescription cpu = describe_cpu_from(text, "x86_64");
+  EXPECT_EQ(cpu.vendor, "GenuineIntel");
+  EXPECT_EQ(cpu.model, "Intel(R) Xeon(R) CPU @ 2.20GHz");
+  EXPECT_EQ(cpu.machine, "x86_64");
+  EXPECT_TRUE(cpu.has("avx512f"));
+  EXPECT_TRUE(cpu.has("sse2"));
+  EXPECT_FALSE(cpu.has("amx_tile"));  // the second processor's line is not read
+  EXPECT_FALSE(cpu.has("avx5"));      // whole words only
+  EXPECT_EQ(cpu.widest_vector_isa(), "avx512");
+}
 
-  EXPECT_EQ(describe_cpu_from("model name : X\nflags : sse sse2 avx avx2 fma\n", "x86_64").isa,
+TEST(BlasCpu, WidestVectorIsaIsMetadataForPeople) {
+  EXPECT_EQ(describe_cpu_from("flags : sse sse2 avx avx2 fma\n", "x86_64").widest_vector_isa(),
             "avx2");
-  // avx2 without fma: kernels built for Haswell (which needs both) do not run.
-  EXPECT_EQ(describe_cpu_from("model name : X\nflags : sse2 avx avx2\n", "x86_64").isa, "avx");
-  EXPECT_EQ(describe_cpu_from("model name : X\nflags : sse sse2\n", "x86_64").isa, "sse");
-}
-
-TEST(BlasPlatform, OtherArchitecturesUseTheirOwnFields) {
+  // avx2 without fma: not what Haswell-class kernels need
+  EXPECT_EQ(describe_cpu_from("flags : sse2 avx avx2\n", "x86_64").widest_vector_isa(), "avx");
+  EXPECT_EQ(describe_cpu_from("flags : sse sse2\n", "x86_64").widest_vector_isa(), "sse");
   const CpuDescription arm =
-      describe_cpu_from("processor : 0\nCPU implementer : 0x41\nCPU part : 0xd0c\n", "aarch64");
-  EXPECT_EQ(arm.model, "arm-0x41-0xd0c");
-  EXPECT_EQ(arm.isa, "aarch64");
-  const CpuDescription bare = describe_cpu_from("", "riscv64");
-  EXPECT_EQ(bare.model, "riscv64");
-  EXPECT_EQ(platform_key(bare, 1), "riscv64-riscv64-t1");
+      describe_cpu_from("processor : 0\nCPU implementer : 0x41\nCPU part : 0xd0c\n"
+                        "Features : fp asimd sve\n",
+                        "aarch64");
+  EXPECT_EQ(arm.widest_vector_isa(), "aarch64");
+  EXPECT_EQ(arm.vendor, "0x41");
+  EXPECT_TRUE(arm.has("sve"));
+  EXPECT_EQ(describe_cpu_from("", "riscv64").model, "riscv64");
 }
 
-TEST(BlasPlatform, KeyIsModelIsaThreadsAndFileNameSafe) {
-  const CpuDescription cpu{"AMD EPYC 7B13 64-Core Processor", "avx2"};
-  EXPECT_EQ(platform_key(cpu, 1), "amd-epyc-7b13-avx2-t1");
-  EXPECT_EQ(platform_key(cpu, 2), "amd-epyc-7b13-avx2-t2");
-  EXPECT_TRUE(file_name_safe(platform_key(cpu, 16)));
-  EXPECT_TRUE(file_name_safe(platform_key(describe_cpu(), 1))) << platform_key(describe_cpu(), 1);
+TEST(BlasCpu, TheInjectedHostsAreReadFromTheirCpuinfo) {
+  const CpuDescription epyc = cpu_from_file("cpuinfo-amd-epyc-zen4.txt");
+  EXPECT_EQ(epyc.vendor, "AuthenticAMD");
+  EXPECT_EQ(epyc.model, "AMD EPYC 9654 96-Core Processor");
+  EXPECT_TRUE(epyc.has("avx512_bf16"));
+  EXPECT_FALSE(epyc.has("avx512_fp16"));
+  const CpuDescription xeon = cpu_from_file("cpuinfo-intel-xeon-sapphirerapids.txt");
+  EXPECT_EQ(xeon.vendor, "GenuineIntel");
+  EXPECT_TRUE(xeon.has("amx_tile"));
+  const CpuDescription avx2 = cpu_from_file("cpuinfo-amd-epyc-zen3-avx2.txt");
+  EXPECT_TRUE(avx2.has("avx2"));
+  EXPECT_FALSE(avx2.has("avx512f"));
 }
 
-TEST(BlasPlatform, ThisMachineIsDescribedTheSameEveryTime) {
+TEST(BlasCpu, ASimulatedHostNeverGetsFeaturesTheRealOneLacks) {
+  const CpuDescription real = describe_cpu_from("flags : sse2 pni avx avx2 fma\n", "x86_64");
+  const CpuDescription limited = limit_features(cpu_from_file("cpuinfo-amd-epyc-zen4.txt"), real);
+  EXPECT_EQ(limited.model, "AMD EPYC 9654 96-Core Processor");
+  EXPECT_EQ(limited.features, (std::set<std::string>{"sse2", "pni", "avx", "avx2", "fma"}));
+}
+
+class SimulatedHost : public ::testing::Test {
+ protected:
+  void TearDown() override { unsetenv(kCpuinfoEnvironmentVariable); }
+};
+
+TEST_F(SimulatedHost, TheEnvironmentVariableNamesTheCpuinfoToUse) {
+  const CpuDescription real = describe_cpu();
+  setenv(kCpuinfoEnvironmentVariable, test_data("cpuinfo-amd-epyc-zen3-avx2.txt").c_str(), 1);
+  const CpuDescription simulated = describe_cpu();
+  EXPECT_EQ(simulated.model, "AMD EPYC 7B13");
+  EXPECT_FALSE(simulated.has("avx512f"));
+  for (const auto& feature : simulated.features) EXPECT_TRUE(real.has(feature)) << feature;
+  unsetenv(kCpuinfoEnvironmentVariable);
+  EXPECT_EQ(describe_cpu().model, real.model);
+}
+
+TEST_F(SimulatedHost, AFileThatCannotBeReadIsAnErrorNotTheRealCpu) {
+  setenv(kCpuinfoEnvironmentVariable, "/nonexistent/cpuinfo", 1);
+  try {
+    describe_cpu();
+    FAIL() << "read a file that does not exist";
+  } catch (const BackendUnavailable& e) {
+    EXPECT_EQ(e.reason(), Unavailability::unusable);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/cpuinfo"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BlasPlatformKey, IsTheFamilyAndTheThreads) {
+  EXPECT_EQ(platform_key("haswell", 1), "haswell-t1");
+  EXPECT_EQ(platform_key("skylakex", 2), "skylakex-t2");
+  EXPECT_EQ(platform_key("generic", 1), "generic-t1");
+}
+
+TEST(BlasCpu, ThisMachineIsDescribedTheSameEveryTime) {
   const CpuDescription a = describe_cpu(), b = describe_cpu();
   EXPECT_FALSE(a.model.empty());
-  EXPECT_FALSE(a.isa.empty());
   EXPECT_EQ(a.model, b.model);
-  EXPECT_EQ(platform_key(a, 1), platform_key(b, 1));
+  EXPECT_EQ(a.features, b.features);
 }
 
 }  // namespace

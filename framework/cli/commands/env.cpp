@@ -61,6 +61,10 @@ Json env_to_json(const std::string& os, const std::vector<BackendStatus>& status
     entry["state"] = s.state == "needs settings" ? "needs_settings" : s.state;
     entry["reason"] = s.state == "usable" ? Json(nullptr) : Json(s.reason);
     entry["identity"] = s.state == "usable" ? identity_to_json(s.identity) : Json(nullptr);
+    // What this machine can run whatever the state, e.g. the blas kernel families its CPU executes.
+    Json host = Json::object();
+    for (const auto& [key, value] : s.backend->host_facts()) host[key] = value;
+    entry["host"] = std::move(host);
     backends.push_back(std::move(entry));
   }
   Json document = json_document("env");
@@ -78,6 +82,8 @@ void print_text(const std::string& os, const std::vector<BackendStatus>& statuse
             << "compiler:  " << __VERSION__ << "\n\nbackends:\n";
   for (const auto& s : statuses) {
     std::cout << "  " << s.backend->name() << ": " << s.backend->summary() << "\n";
+    for (const auto& [key, value] : s.backend->host_facts())
+      std::cout << "    " << key << ": " << value << "\n";
     if (s.state == "usable") {
       std::cout << "    usable: " << identity_text(s.identity) << ", platform key "
                 << s.identity.platform_key << "\n";

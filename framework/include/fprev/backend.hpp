@@ -92,9 +92,34 @@ struct Identity {
   std::map<std::string, std::string> details;  // further metadata (driver version, path, ...)
 };
 
+// Why a backend instance cannot run here. Every kind is reported with its reason; the runner
+// decides what each means for the gate (docs: README "Never green when nothing was tested"):
+//   not_installed        an optional library, toolkit or device is not on this machine (a skip,
+//                        unless the user named it explicitly: FPREV_<BACKEND>_<SETTING>, --library)
+//   host_cannot_run      this machine cannot execute what the settings ask for, e.g. a kernel
+//                        family needing AVX-512 on an AVX2-only CPU (a skip that names the feature)
+//   unsupported_setting  the library is usable but cannot honour a setting of this instance, e.g.
+//                        threads: 2 with a BLAS that has no thread API (a skip)
+//   unusable             what the settings name is there, or was given as a path, and does not
+//                        work: no such file, not a BLAS, a 64-bit-integer build, a forced kernel
+//                        family the library does not run (an error, never a skip)
+enum class Unavailability : std::uint8_t {
+  not_installed,
+  host_cannot_run,
+  unsupported_setting,
+  unusable,
+};
+std::string_view to_string(Unavailability reason);
+
 class BackendUnavailable : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit BackendUnavailable(const std::string& message,
+                              Unavailability reason = Unavailability::not_installed)
+      : std::runtime_error(message), reason_(reason) {}
+  Unavailability reason() const { return reason_; }
+
+ private:
+  Unavailability reason_;
 };
 
 // One configured instance of a backend (a loaded library with its thread count, a simulated
@@ -132,6 +157,10 @@ class Backend {
   // Opens an instance. Throws ConfigError for bad settings and BackendUnavailable (with the reason)
   // when it cannot run here (no GPU, library not found).
   virtual std::unique_ptr<BackendInstance> open(const Params& instance_params) const = 0;
+  // Facts about this machine that decide what the backend can run here, for `fprev-golden env`
+  // (e.g. blas: the kernel families this CPU can execute). Never opens an instance; in the order
+  // they should be shown.
+  virtual std::vector<std::pair<std::string, std::string>> host_facts() const { return {}; }
 };
 
 class BackendRegistry {

@@ -13,12 +13,15 @@
 //     - name: <instance>          # required, file-name safe, unique in the suite; goldens are
 //                                 # filed under it
 //       use: <backend>            # required, a registered backend (reference, blas, tcsim, ...)
-//       <setting>: <scalar>       # checked against Backend::instance_params()
+//       <setting>: <scalar>       # checked against Backend::instance_params(); a list of
+//                                 # values expands the declaration into one instance per
+//                                 # combination, named <name>-<value>[-<value>...]
 //   cases:                        # required, non-empty list of case entries
 //     - op: <scalar or list>      # any case parameter of the backend (Backend::case_params()):
 //       dtype: [float32, float64] # a scalar, or a non-empty list of scalars
 //       n: [8, 1024]
-//       backends: [a, b]          # optional: only these instances (default: every instance)
+//       backends: [a, b]          # optional: only these instances (default: every instance); a
+//                                 # declaration's name stands for all its expanded instances
 //       id: <template>            # optional: the case id, with {param} placeholders
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key

@@ -57,6 +57,16 @@ void check_value(const ParamSpec& spec, const std::string& value, std::string_vi
 
 }  // namespace
 
+std::string_view to_string(Unavailability reason) {
+  switch (reason) {
+    case Unavailability::not_installed: return "not_installed";
+    case Unavailability::host_cannot_run: return "host_cannot_run";
+    case Unavailability::unsupported_setting: return "unsupported_setting";
+    case Unavailability::unusable: return "unusable";
+  }
+  return "?";
+}
+
 Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
                       std::string_view context) {
   for (const auto& [name, value] : params) {

@@ -38,6 +38,7 @@ struct Runner::OpenInstance {
   Identity identity;
   std::string unavailable;  // reason, when it cannot run here
   bool config_error = false;
+  bool unusable = false;  // what the settings name does not work: an error, never a skip
 };
 
 namespace {
@@ -92,6 +93,7 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
       opened->identity = opened->instance->identity();
     } catch (const BackendUnavailable& e) {
       opened->unavailable = e.what();
+      opened->unusable = e.reason() == Unavailability::unusable;
     } catch (const ConfigError& e) {
       opened->unavailable = e.what();
       opened->config_error = true;
@@ -108,6 +110,8 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
   if (!instance.instance) {
     if (instance.config_error) {
       fail_case(result, Finding::unsupported, instance.unavailable);
+    } else if (instance.unusable) {
+      fail_case(result, Finding::target_error, instance.unavailable);
     } else {
       result.status = CaseStatus::unavailable;
       result.message = instance.unavailable;

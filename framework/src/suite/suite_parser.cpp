@@ -18,6 +18,7 @@ namespace fprev {
 namespace {
 
 constexpr std::size_t kMaxCasesPerEntry = 100000;  // a typo in a list should not exhaust memory
+constexpr std::size_t kMaxInstancesPerDeclaration = 1000;
 
 const char* const kTopLevelKeys = "suite, description, backends, cases";
 
@@ -145,7 +146,9 @@ struct ParamField {
 
 // Backend instances as declared: valid enough to check cases against when `backend` is set.
 struct DeclaredInstance {
-  std::string name;  // "" when the name itself is invalid
+  std::string name;           // "" when the name itself is invalid
+  std::string declared_name;  // as written; differs from `name` where a list-valued setting
+                              // expanded the declaration
   const Backend* backend = nullptr;
   Pos pos;                            // the instance's map
   Pos name_pos;                       // its name
@@ -302,14 +305,25 @@ class SuiteParser {
         case_specs(*instance.backend, use_field->value_pos);
     }
 
-    Params resolved;
-    if (instance.backend != nullptr) resolved = check_settings(*instance.backend, settings, pos);
-    if (!instance.name.empty()) instances_.push_back(instance);
-    if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr)
+    std::vector<Expansion> expansions;
+    if (instance.backend != nullptr) expansions = check_settings(*instance.backend, settings, pos);
+    if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr) {
+      // Kept, so that cases naming it are not reported as naming an unknown instance.
+      if (!instance.name.empty() && claim_instance_name(instance.name, instance.name_pos))
+        instances_.push_back(instance);
       return;
-    instances_.back().spec_index = suite_.backends.size();
-    suite_.backends.push_back({instance.name, std::string(instance.backend->name()),
-                               std::move(resolved), pos.line, pos.column});
+    }
+    if (!claim_instance_name(instance.name, instance.name_pos)) return;
+    for (auto& expansion : expansions) {
+      DeclaredInstance expanded = instance;
+      expanded.name = instance.name + expansion.suffix;
+      if (!expansion.suffix.empty() && !claim_instance_name(expanded.name, instance.name_pos))
+        continue;
+      expanded.spec_index = suite_.backends.size();
+      instances_.push_back(expanded);
+      suite_.backends.push_back({expanded.name, std::string(instance.backend->name()),
+                                 std::move(expansion.settings), pos.line, pos.column});
+    }
   }
 
   void parse_instance_name(const Field& field, DeclaredInstance& instance) {
@@ -320,23 +334,39 @@ class SuiteParser {
                                         " is not file-name safe; " + kSafeNameRule);
       return;
     }
-    for (const auto& other : instances_) {
-      if (other.name == *name) {
-        diags_.error(field.value_pos, "duplicate backend instance name " + quote(*name) +
-                                          "; first declared at " + diags_.location(other.name_pos));
-        return;
-      }
-    }
     instance.name = *name;
+    instance.declared_name = *name;
     instance.name_pos = field.value_pos;
   }
 
-  Params check_settings(const Backend& backend, const std::vector<const Field*>& settings,
-                        Pos pos) {
+  // False (reported) when another instance has the name already, as declared or expanded.
+  bool claim_instance_name(const std::string& name, Pos pos) {
+    for (const auto& other : instances_) {
+      if (other.name == name || other.declared_name == name) {
+        diags_.error(pos, "duplicate backend instance name " + quote(name) +
+                              "; first declared at " + diags_.location(other.name_pos));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // One instance of a declaration: the name's suffix ("" or "-haswell-2") and its settings.
+  struct Expansion {
+    std::string suffix;
+    Params settings;
+  };
+
+  // The settings of a declaration. A setting given as a list expands the declaration into one
+  // instance per combination of the listed values (the first list varying slowest), each named
+  // <name>-<value>[-<value>...] with the values sanitised as in case ids.
+  std::vector<Expansion> check_settings(const Backend& backend,
+                                        const std::vector<const Field*>& settings, Pos pos) {
     const std::size_t errors_before = diags_.count();
     const auto specs = backend.instance_params();
     const std::string context = "backend " + quote(std::string(backend.name()));
     Params given;
+    std::vector<std::pair<std::string, std::vector<std::string>>> lists;  // setting, its values
     for (const Field* field : settings) {
       const ParamSpec* spec = find_spec(specs, field->key);
       if (spec == nullptr) {
@@ -346,24 +376,56 @@ class SuiteParser {
                                          "; allowed values: " + join_values(allowed));
         continue;
       }
-      const auto value = scalar_field(*field, diags_);
-      if (!value) continue;
-      try {
-        resolve_params({*spec}, {{field->key, *value}}, context);
-        given[field->key] = spec->type == ParamType::integer
-                                ? std::to_string(param_int({{field->key, *value}}, field->key))
-                                : *value;
-      } catch (const ConfigError& error) {
-        diags_.error(field->value_pos, error.what());
+      const auto values = read_param_values(*field, "the instance would expand to none");
+      if (!values) continue;
+      std::vector<std::string> canonical;
+      for (const Value& value : *values) {
+        try {
+          resolve_params({*spec}, {{field->key, value.text}}, context);
+          const Params one{{field->key, value.text}};
+          canonical.push_back(spec->type == ParamType::integer
+                                  ? std::to_string(param_int(one, field->key))
+                                  : value.text);
+        } catch (const ConfigError& error) {
+          diags_.error(value.pos, error.what());
+        }
       }
+      if (field->value.IsSequence())
+        lists.emplace_back(field->key, std::move(canonical));
+      else if (!canonical.empty())
+        given[field->key] = canonical.front();
     }
     if (diags_.count() != errors_before) return {};
-    try {
-      return resolve_params(specs, given, context);  // required settings, defaults
-    } catch (const ConfigError& error) {
-      diags_.error(pos, error.what());
+
+    std::size_t total = 1;
+    for (const auto& list : lists) total *= list.second.size();
+    if (total > kMaxInstancesPerDeclaration) {
+      diags_.error(pos, "this backend instance expands to more than " +
+                            std::to_string(kMaxInstancesPerDeclaration) + " instances");
       return {};
     }
+    std::vector<Expansion> expansions;
+    std::vector<std::size_t> index(lists.size(), 0);
+    for (std::size_t combination = 0; combination < total; ++combination) {
+      Expansion expansion{"", given};
+      for (std::size_t i = 0; i < lists.size(); ++i) {
+        const std::string& value = lists[i].second[index[i]];
+        expansion.settings[lists[i].first] = value;
+        expansion.suffix += "-" + suite_detail::sanitize_id_part(value);
+      }
+      try {
+        expansion.settings = resolve_params(specs, expansion.settings, context);  // defaults
+      } catch (const ConfigError& error) {
+        diags_.error(pos, error.what());
+        return {};
+      }
+      expansions.push_back(std::move(expansion));
+      for (std::size_t i = lists.size(); i-- > 0;) {
+        if (++index[i] < lists[i].second.size()) break;
+        index[i] = 0;
+      }
+    }
+    return expansions;
   }
 
   // The backend's case parameters, asked once. A backend that cannot list them here (its default
@@ -458,28 +520,35 @@ class SuiteParser {
       diags_.error(field.value_pos, "'backends' must be an instance name or a list of them, got " +
                                         describe(field.value));
     }
+    // A name as declared stands for every instance a list-valued setting expanded it into.
     std::vector<const DeclaredInstance*> found;
     for (const auto& name : names) {
-      const auto instance = std::find_if(instances_.begin(), instances_.end(),
-                                         [&](const auto& i) { return i.name == name.text; });
-      if (instance == instances_.end()) {
+      bool known = false;
+      for (const auto& instance : instances_) {
+        if (instance.name != name.text && instance.declared_name != name.text) continue;
+        known = true;
+        if (std::find(found.begin(), found.end(), &instance) == found.end())
+          found.push_back(&instance);
+      }
+      if (!known)
         diags_.error(name.pos, "unknown backend instance " + quote(name.text) +
                                    "; allowed values: " + instance_names());
-      } else if (std::find(found.begin(), found.end(), &*instance) == found.end()) {
-        found.push_back(&*instance);
-      }
     }
     return found;
   }
 
   std::string instance_names() const {
     std::vector<std::string> names;
-    for (const auto& instance : instances_) names.push_back(instance.name);
+    for (const auto& instance : instances_) {
+      for (const std::string* name : {&instance.declared_name, &instance.name})
+        if (std::find(names.begin(), names.end(), *name) == names.end()) names.push_back(*name);
+    }
     return names.empty() ? "(no backend instance is declared)" : join_values(names);
   }
 
-  // The values of a case parameter: a single value or a non-empty list of single values.
-  std::optional<std::vector<Value>> read_param_values(const Field& field) {
+  // The values of a case parameter or setting: a single value or a non-empty list of single values.
+  std::optional<std::vector<Value>> read_param_values(
+      const Field& field, const char* if_empty = "the entry would expand to no cases") {
     if (field.value.IsScalar()) return std::vector<Value>{{field.value.Scalar(), field.value_pos}};
     if (!field.value.IsSequence()) {
       diags_.error(
@@ -489,7 +558,7 @@ class SuiteParser {
     }
     if (field.value.size() == 0) {
       diags_.error(field.value_pos,
-                   quote(field.key) + " is an empty list; the entry would expand to no cases");
+                   quote(field.key) + " is an empty list; " + if_empty);
       return std::nullopt;
     }
     std::vector<Value> values;

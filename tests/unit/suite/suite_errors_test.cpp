@@ -61,9 +61,9 @@ TEST(SuiteErrors, WrongTypes) {
   EXPECT_EQ(errors_of("suite: [a, b]\nbackends:\n  - name: a\n    use: toy\ncases:\n  - op: dot\n"
                       "    n: 8\n"),
             Lines{"t.yaml:1:8: error: 'suite' must be a single value, got a list"});
-  EXPECT_EQ(errors_of("suite: s\nbackends:\n  - name: a\n    use: toy\n    threads: [1, 2]\n"
+  EXPECT_EQ(errors_of("suite: s\nbackends:\n  - name: a\n    use: toy\n    threads: {x: 1}\n"
                       "cases:\n  - op: dot\n    n: 8\n"),
-            Lines{"t.yaml:5:14: error: 'threads' must be a single value, got a list"});
+            Lines{"t.yaml:5:14: error: 'threads' must be a value or a list of values, got a map"});
   EXPECT_EQ(errors_of("suite: s\nbackends: toy\ncases:\n  - op: dot\n    n: 8\n"),
             Lines{"t.yaml:2:11: error: 'backends' must be a list of backend instances, got a "
                   "single value"});
@@ -118,6 +118,37 @@ TEST(SuiteErrors, DuplicateInstanceNames) {
                       "cases:\n  - op: dot\n    n: 8\n"),
             Lines{"t.yaml:5:11: error: duplicate backend instance name 'a'; first declared at "
                   "t.yaml:3:11"});
+}
+
+// A list-valued setting expands an instance into one per value, named <name>-<value>.
+TEST(SuiteErrors, ListValuedSettings) {
+  const std::string head = "suite: s\nbackends:\n  - name: a\n    use: toy\n";
+  const std::string cases = "cases:\n  - op: dot\n    n: 8\n";
+  EXPECT_EQ(errors_of(head + "    threads: []\n" + cases),
+            Lines{"t.yaml:5:14: error: 'threads' is an empty list; the instance would expand to "
+                  "none"});
+  EXPECT_EQ(errors_of(head + "    threads: [1, 0, 65]\n" + cases),
+            (Lines{"t.yaml:5:18: error: backend 'toy': 'threads' must be between 1 and 64, got 0",
+                   "t.yaml:5:21: error: backend 'toy': 'threads' must be between 1 and 64, "
+                   "got 65"}));
+  EXPECT_EQ(errors_of(head + "    mode: [fast, slow]\n" + cases),
+            Lines{"t.yaml:5:18: error: backend 'toy': 'mode' has unknown value 'slow'; allowed "
+                  "values: fast, exact"});
+  // Two values that expand to the same name, and an expansion that takes another's name.
+  EXPECT_EQ(errors_of(head + "    threads: [2, 02]\n" + cases),
+            Lines{"t.yaml:3:11: error: duplicate backend instance name 'a-2'; first declared at "
+                  "t.yaml:3:11"});
+  EXPECT_EQ(errors_of(head + "    threads: [1, 2]\n  - name: a-2\n    use: toy\n" + cases),
+            Lines{"t.yaml:6:11: error: duplicate backend instance name 'a-2'; first declared at "
+                  "t.yaml:3:11"});
+  EXPECT_EQ(errors_of(head + "    threads: [1, 2]\n  - name: a\n    use: toy\n    threads: 3\n" +
+                      cases),
+            Lines{"t.yaml:6:11: error: duplicate backend instance name 'a'; first declared at "
+                  "t.yaml:3:11"});
+  // A restriction may name the declaration (all its instances) or one instance.
+  EXPECT_EQ(errors_of(head + "    threads: [1, 2]\n" + cases + "    backends: [a-3]\n"),
+            Lines{"t.yaml:9:16: error: unknown backend instance 'a-3'; allowed values: a, a-1, "
+                  "a-2"});
 }
 
 TEST(SuiteErrors, EmptyOrMissingLists) {

@@ -193,6 +193,46 @@ cases:
   EXPECT_EQ(suite.find_backend("c")->settings, (Params{{"device", "3"}}));
 }
 
+TEST(SuiteExpand, ListValuedSettingsExpandTheInstance) {
+  const auto registry = toy_registry();
+  const Suite suite = parse_suite(R"(suite: s
+backends:
+  - name: lib
+    use: toy
+    mode: [fast, exact]
+    threads: [1, 02]
+  - name: single
+    use: toy
+cases:
+  - op: sum
+    n: 8
+  - op: dot
+    n: 8
+    backends: lib
+  - op: gemm
+    m: 2
+    n: 2
+    k: 2
+    backends: [lib-exact-2, single]
+)",
+                                  "t.yaml", registry);
+  // One instance per combination, the first list varying slowest, values as in case ids.
+  std::vector<std::string> names;
+  for (const auto& instance : suite.backends) names.push_back(instance.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"lib-fast-1", "lib-fast-2", "lib-exact-1",
+                                             "lib-exact-2", "single"}));
+  EXPECT_EQ(suite.find_backend("lib-exact-2")->settings,
+            (Params{{"threads", "2"}, {"library", "libtoy"}, {"mode", "exact"}}));
+  EXPECT_EQ(suite.find_backend("lib-fast-1")->line, 3);  // where the declaration is
+  // `backends: lib` means every instance of the declaration.
+  EXPECT_EQ(ids_of(suite, "lib-fast-1"),
+            (std::vector<std::string>{"sum-float32-n8", "dot-float32-n8"}));
+  EXPECT_EQ(ids_of(suite, "lib-exact-2"),
+            (std::vector<std::string>{"sum-float32-n8", "dot-float32-n8", "gemm-float32-m2n2k2"}));
+  EXPECT_EQ(ids_of(suite, "single"),
+            (std::vector<std::string>{"sum-float32-n8", "gemm-float32-m2n2k2"}));
+}
+
 TEST(SuiteExpand, SameIdOnDifferentInstancesIsFine) {
   const auto registry = toy_registry();
   const Suite suite = parse_suite(

@@ -7,6 +7,11 @@
 // runtimes, and RTLD_LOCAL suffices because nothing of ours exports BLAS symbols). A library stays
 // loaded until the process ends (BLAS thread pools and OpenMP runtimes do not survive dlclose
 // well); loading the same file again returns the same Library.
+//
+// A forced kernel family (load_forced) gets its own copy of the library in a fresh link-map
+// namespace (dlmopen), with its own C library whose environment carries OPENBLAS_CORETYPE or
+// BLIS_ARCH_TYPE: both libraries read their kernel choice once, so several families in one process
+// need several copies. Calls into a copy cost what calls into the plain library cost.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fprev::blas {
@@ -47,12 +53,30 @@ struct Kernels {
 // Which implementation the loaded file is, recognised by the symbols it exports.
 enum class Vendor : std::uint8_t { openblas, blis, atlas, other };
 
+struct KernelFamily;
+
 class Library {
  public:
   // Loads `spec`: "openblas", "blis", "netlib", "atlas" or an absolute path to a shared library.
   // Throws fprev::ConfigError for a malformed spec and fprev::BackendUnavailable (naming what was
-  // tried and what to install) when the library cannot be loaded or is not usable.
+  // tried and what to install) when the library cannot be loaded or is not usable: not_installed
+  // for a name whose library is not here, unusable for a path that does not work or a library that
+  // cannot be used (not a BLAS, a 64-bit-integer build).
   static std::shared_ptr<Library> load(const std::string& spec);
+
+  // A copy of `base` (OpenBLAS or BLIS) running `family`, in its own link-map namespace, confirmed
+  // after loading (openblas_get_corename, bli_arch_query_id). The caller checks first that this
+  // CPU can execute the family. Throws BackendUnavailable: unsupported_setting when the library
+  // has no such family, unusable when the copy runs another family than asked or cannot be loaded
+  // (glibc has room for about ten namespaces per process).
+  static std::shared_ptr<Library> load_forced(const Library& base, const KernelFamily& family);
+
+  // Whether the library has kernel families to choose from (OpenBLAS, BLIS), and the one this copy
+  // runs as the library names it ("Haswell", "skx"; "" when it does not say).
+  bool has_kernel_families() const {
+    return vendor_ == Vendor::openblas || vendor_ == Vendor::blis;
+  }
+  const std::string& running_family() const { return running_family_; }
 
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
@@ -83,11 +107,18 @@ class Library {
   Library() = default;
   static std::shared_ptr<Library> open_file(const std::string& dlopen_name,
                                             const std::string& spec, std::string* error);
+  // load_forced without the caches: loads, forces and confirms. Throws BackendUnavailable.
+  static std::shared_ptr<Library> open_forced(const Library& base, const KernelFamily& family,
+                                              std::string_view wanted);
+  // Binds the kernels and identifies the library behind `handle_` (path_, spec_, vendor_ set).
+  // Returns why it is unusable, or "".
+  std::string adopt();
   void identify();
   void bind_kernels();
+  std::string query_running_family() const;
 
   void* handle_ = nullptr;
-  std::string spec_, path_, name_, version_ = "unknown", configuration_;
+  std::string spec_, path_, name_, version_ = "unknown", configuration_, running_family_;
   Vendor vendor_ = Vendor::other;
   std::map<std::string, std::string> details_;
   Kernels<float> single_;

@@ -1,37 +1,52 @@
-// The platform key of the blas backend: the part of the machine under which a golden tree of a CPU
-// BLAS stays valid.
+// The CPU the blas backend runs on, and the platform key of its goldens.
 //
-// The key is built from the CPU (model name and widest vector instruction set) and the thread
-// count, never from the library: a new OpenBLAS version, or another BLAS pointed at the same suite
-// with FPREV_BLAS_LIBRARY, must be compared with the existing golden (and produce a diff), not
-// find "no golden for this platform". Library name, version, build configuration and the kernel
-// family it dispatched to (OpenBLAS core name, BLIS arch) are identity metadata.
+// The key names what decides a CPU BLAS's accumulation order and nothing else: the kernel family
+// the library runs (OpenBLAS's core, BLIS's configuration; "generic" for portable code such as the
+// netlib reference BLAS) and the thread count, e.g. "haswell-t1". Never the CPU's marketing name
+// (a cloud VM says "Intel(R) Xeon(R) Processor" for very different chips, and two vendors' CPUs run
+// the same kernels), never the library or its version (an upgrade must be compared with the old
+// golden). See backends/blas/README.md, "Platform key".
+//
+// The CPU description says which instructions this machine can execute, so that a kernel family it
+// cannot run is skipped with the missing feature named, never forced (OpenBLAS does not check, and
+// would die on an illegal instruction). It is injectable: tests pass a description, and the
+// environment variable FPREV_BLAS_CPUINFO names a file in /proc/cpuinfo format that simulates
+// another host (its features limited to this CPU's, so a simulation never lets a library execute
+// an instruction this CPU lacks).
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 
 namespace fprev::blas {
 
+inline constexpr const char* kCpuinfoEnvironmentVariable = "FPREV_BLAS_CPUINFO";
+
 struct CpuDescription {
-  std::string model;  // as the system reports it, e.g. "AMD EPYC 7B13 64-Core Processor"
-  std::string isa;    // widest vector ISA the libraries may dispatch on: avx512, avx2, avx, sse, or
-                      // the machine name on other architectures (aarch64, ppc64le, ...)
+  std::string vendor;   // "GenuineIntel", "AuthenticAMD", ... ("" when not told)
+  std::string model;    // the marketing string: identity metadata only, never in a key
+  std::string machine;  // uname's machine name: x86_64, aarch64, ...
+  std::set<std::string> features;  // /proc/cpuinfo "flags" (x86) or "Features" (ARM)
+
+  bool has(std::string_view feature) const { return features.count(std::string(feature)) != 0; }
+  // The widest x86 vector ISA among the features (avx512, avx2, avx, sse), else the machine name:
+  // metadata for people reading an identity.
+  std::string widest_vector_isa() const;
 };
 
-// Reads /proc/cpuinfo (x86: "model name" and "flags"; other architectures: the first of
-// "model name", "cpu model", "Processor", "uarch", "CPU part"), falling back to uname().
-CpuDescription describe_cpu();
-
-// Parses the text of a /proc/cpuinfo (exposed for tests); `machine` is uname's machine name.
+// Parses the text of a /proc/cpuinfo (the first processor's fields); `machine` is uname's.
 CpuDescription describe_cpu_from(std::string_view cpuinfo, std::string_view machine);
 
-// Lower-case [a-z0-9] words joined by '-', without the marketing noise that does not identify the
-// CPU: "(R)", "(TM)", "CPU", "Processor", "n-Core", the "@ 2.90GHz" clock. At most 48 characters.
-// "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz" -> "intel-xeon-platinum-8375c".
-std::string sanitize_cpu_model(std::string_view model);
+// This machine: /proc/cpuinfo and uname(). With FPREV_BLAS_CPUINFO set, the described host of that
+// file instead, its features limited to this machine's (see above). Throws BackendUnavailable
+// (unusable) when the variable names a file that cannot be read.
+CpuDescription describe_cpu();
 
-// "<sanitized model>-<isa>-t<threads>", e.g. "amd-epyc-7b13-avx2-t1". File-name safe.
-std::string platform_key(const CpuDescription& cpu, int threads);
+// `simulated` with only the features `real` has too.
+CpuDescription limit_features(CpuDescription simulated, const CpuDescription& real);
+
+// "<family key>-t<threads>", e.g. "haswell-t1", "skylakex-t2", "generic-t1". File-name safe.
+std::string platform_key(std::string_view family_key, int threads);
 
 }  // namespace fprev::blas

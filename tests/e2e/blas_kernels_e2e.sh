@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Kernel families end to end, on whatever x86-64 CPU runs it:
+#   1. several families forced in ONE run (each in its own link-map namespace) give exactly the
+#      trees OpenBLAS gives when forced by its own OPENBLAS_CORETYPE in separate processes, and
+#      the families' trees differ;
+#   2. a simulated host without AVX-512 (FPREV_BLAS_CPUINFO) skips exactly the SkylakeX instances
+#      of the shipped suite, naming the missing features, and runs every other case; a simulated
+#      AMD EPYC runs the same cases as this machine (the keys do not depend on the vendor);
+#   3. an unloadable library named with FPREV_BLAS_LIBRARY fails `check` and the CTest test,
+#      naming the file and why; nothing is reported as passed or skipped.
+# usage: blas_kernels_e2e.sh <fprev-golden> <source root> <build dir> <ctest>
+set -uo pipefail
+FG=$1 ROOT=$2 BUILD=$3 CTEST=$4
+unset CI FPREV_STRICT FPREV_BLAS_LIBRARY FPREV_BLAS_KERNEL FPREV_BLAS_CPUINFO OPENBLAS_CORETYPE
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+DATA=$ROOT/backends/blas/tests/data
+failures=0
+ok() { echo "ok   - $1"; }
+bad() { echo "FAIL - $1"; failures=$((failures+1)); }
+has_flag() { grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -qx "$1"; }
+
+# The families this CPU can run, of the three the shipped suite uses.
+families=()
+has_flag avx && families+=(Sandybridge)
+has_flag avx2 && has_flag fma && families+=(Haswell)
+has_flag avx512f && has_flag avx512bw && families+=(SkylakeX)
+[ ${#families[@]} -ge 2 ] || { echo "SKIP: this CPU runs fewer than two kernel families"; exit 77; }
+
+# ---- 1. forced in one run == forced by OpenBLAS itself in separate processes ----------------
+cases='cases:
+  - {op: gemm, dtype: float32, m: 64, n: 8, k: 1001}
+  - {op: gemm, dtype: float64, trans: TN, m: 64, n: 64, k: 257}
+  - {op: dot, dtype: float64, n: 1000}
+  - {op: gemv, dtype: float32, trans: T, m: 1009, n: 16}'
+kernels=$(IFS=,; echo "${families[*]}" | sed 's/,/, /g')
+printf 'suite: forced\nbackends:\n  - {name: ob, use: blas, kernel: [%s]}\n%s\n' "$kernels" "$cases" \
+  >"$work/forced.yaml"
+printf 'suite: forced\nbackends:\n  - {name: ob, use: blas}\n%s\n' "$cases" >"$work/own.yaml"
+"$FG" update --suites "$work/forced.yaml" --golden "$work/one-run" >"$work/log" 2>&1 ||
+  { bad "update with ${families[*]} in one run"; cat "$work/log"; }
+tree_of() { sed -n '/^leaves:/,$p' "$1"; }  # the tree, without the metadata lines
+for family in "${families[@]}"; do
+  key=$(echo "$family" | tr 'A-Z' 'a-z')-t1
+  OPENBLAS_CORETYPE=$family "$FG" update --suites "$work/own.yaml" --golden "$work/own-$family" \
+    >"$work/log" 2>&1 || { bad "OPENBLAS_CORETYPE=$family update"; cat "$work/log"; }
+  # OpenBLAS's own choice is keyed by the family it reports, so the key is the same.
+  [ -d "$work/own-$family/$key" ] && ok "OPENBLAS_CORETYPE=$family is keyed $key" ||
+    bad "OPENBLAS_CORETYPE=$family: no goldens under $key: $(ls "$work/own-$family")"
+  same=0 differ=0
+  for own in "$work/own-$family/$key/forced/ob/"*.golden; do
+    forced="$work/one-run/$key/forced/ob-$(echo "$family" | tr 'A-Z' 'a-z')/$(basename "$own")"
+    if cmp -s <(tree_of "$own") <(tree_of "$forced"); then same=$((same+1)); else differ=$((differ+1)); fi
+  done
+  [ "$same" -eq 4 ] && [ "$differ" -eq 0 ] && ok "$family forced in one run = forced by OpenBLAS alone (4 trees)" ||
+    bad "$family: $same trees equal, $differ differ"
+done
+first=$(echo "${families[0]}" | tr 'A-Z' 'a-z') second=$(echo "${families[1]}" | tr 'A-Z' 'a-z')
+g=gemm-float32-m64n8k1001.golden
+cmp -s <(tree_of "$work/one-run/$first-t1/forced/ob-$first/$g") \
+       <(tree_of "$work/one-run/$second-t1/forced/ob-$second/$g") &&
+  bad "$first and $second gave the same sgemm tree" || ok "$first and $second give different sgemm trees"
+
+# ---- 2. simulated hosts ---------------------------------------------------------------------
+cd "$ROOT"
+counts() { tail -n1 "$1" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/p'; }
+AVX2=$DATA/cpuinfo-amd-epyc-zen3-avx2.txt
+FPREV_BLAS_CPUINFO=$AVX2 "$FG" check --suite blas-cpu --backend '*skylakex' >"$work/skx" 2>&1
+read -r _ _ skylakex < <(counts "$work/skx")
+FPREV_BLAS_CPUINFO=$AVX2 "$FG" check --suite blas-cpu >"$work/avx2" 2>&1
+status=$?
+read -r passed failed skipped < <(counts "$work/avx2")
+named=$(grep -c "^SKIPPED reproducibility/blas-cpu/openblas[-a-z0-9]*-skylakex/.*this CPU cannot run the SkylakeX kernels: it lacks avx512f" "$work/avx2")
+[ "$status" -eq 0 ] && ok "an AVX2-only host passes the gate" || bad "AVX2-only host: exit $status"
+[ "${skylakex:-0}" -gt 0 ] && [ "$skipped" = "$skylakex" ] && [ "$named" = "$skylakex" ] &&
+  ok "exactly the $skylakex SkylakeX cases skip, naming avx512f" ||
+  bad "skipped ${skipped:-?}, $named naming avx512f, for ${skylakex:-?} SkylakeX cases"
+[ "$failed" = 0 ] && [ "${passed:-0}" -gt 0 ] && ok "every other case ran: $passed passed" ||
+  { bad "summary"; tail -n1 "$work/avx2"; }
+if has_flag avx512f; then
+  FPREV_BLAS_CPUINFO=$DATA/cpuinfo-amd-epyc-zen4.txt "$FG" check --suite blas-cpu >"$work/epyc" 2>&1
+  total=$((passed + skipped))
+  grep -qF "$total passed, 0 failed, 0 skipped" "$work/epyc" &&
+    ok "a simulated AMD EPYC Zen 4 runs all $total cases against the same goldens" ||
+    { bad "simulated AMD EPYC"; tail -n1 "$work/epyc"; }
+fi
+
+# ---- 3. an unloadable library is an error, never a skip -------------------------------------
+FPREV_BLAS_LIBRARY=/nonexistent/libopenblas.so.0 "$FG" check --suite blas-cpu >"$work/nope" 2>&1
+status=$?
+[ "$status" -ne 0 ] && ok "check fails (exit $status)" || bad "check passed with an unloadable library"
+grep -qF "BLAS library '/nonexistent/libopenblas.so.0' not found: no such file" "$work/nope" &&
+  ok "the message names the file and why" || bad "no message naming the file"
+grep -qE "^0 passed, [1-9][0-9]* failed, 0 skipped" "$work/nope" && ok "nothing passed, nothing skipped" ||
+  { bad "summary"; tail -n1 "$work/nope"; }
+test_name=reproducibility/blas-cpu/openblas-$first/dot-float64-n33
+FPREV_BLAS_LIBRARY=/nonexistent/libopenblas.so.0 "$CTEST" --test-dir "$BUILD" -R "^$test_name\$" \
+  >"$work/ctest" 2>&1
+status=$?
+if grep -q "No tests were found" "$work/ctest"; then
+  bad "no CTest test $test_name"
+elif [ "$status" -ne 0 ] && grep -q "(Failed)" "$work/ctest"; then
+  ok "the CTest test fails"
+else
+  bad "the CTest test did not fail (exit $status)"; tail -n5 "$work/ctest"
+fi
+
+[ "$failures" -eq 0 ]
