@@ -298,6 +298,10 @@ class FactLab {
       if (tree_.is_leaf(children[0]) || tree_.is_leaf(children[1])) nodes.push_back(node);
     }
     const std::size_t candidates = nodes.size();
+    if (nodes.empty()) {
+      facts["products"] = "undetermined (no addition of two products)";
+      return;
+    }
     nodes = spread(nodes, kMaxProductNodes);
     // Per node, the product that may be fused is a leaf child; its partner is any leaf of the other
     // child. With two leaf children either may enter first: both placements are tried.
