@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <iomanip>
 #include <sstream>
 
 #include "fprev/fingerprint.hpp"
@@ -156,7 +157,7 @@ std::string FingerprintComparison::summary() const {
     os << "outputs differ bitwise on " << differing_outputs << " of " << inputs << " inputs (first: "
        << first_set << "[" << first_row << "] " << hex_double(golden_output) << " -> "
        << hex_double(new_output);
-    if (ulps) os << ", " << *ulps << " ulp" << (*ulps == 1 ? "" : "s");
+    if (ulps) os << ", " << std::fixed << std::setprecision(0) << *ulps << std::defaultfloat << " ulp" << (*ulps == 1 ? "" : "s");
     os << ")";
   }
   if (changed_facts.empty()) {
