@@ -11,7 +11,7 @@ namespace fprev::cli {
 namespace {
 
 constexpr const char* kTreeChanged = "the summation tree changed";
-constexpr const char* kArithmeticChanged = "the arithmetic changed (same summation tree)";
+constexpr const char* kArithmeticChanged = "the arithmetic changed under the same summation tree";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
