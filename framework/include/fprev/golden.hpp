@@ -30,8 +30,14 @@
 // changes only the lines of that subtree (and of the ancestors whose leaf set changed): `git diff`
 // shows the nodes that changed. The leaves .. sexpr lines are derived from the nodes and checked
 // when read. The `# end` line makes a truncated file detectable. Values are escaped (\\, \n, \t,
-// \r, \xHH for other control bytes and for a leading or trailing space) so every value fits on
-// its line and survives editors that strip trailing blanks.
+// \r, \xHH for other control bytes, for bytes that are not valid UTF-8 and for a leading or
+// trailing space) so every value fits on its line, the file stays UTF-8 and survives editors that
+// strip trailing blanks.
+//
+// Limits (a golden is read from a repository, where merges garble files): a golden file holds at
+// most kMaxGoldenBytes (a tree of about a million leaves) and a line at most kMaxGoldenLineBytes;
+// the text must be valid UTF-8; `leaves` is at most kMaxTreeLeaves and is checked against the node
+// lines before anything is allocated for it. Error messages quote at most a short excerpt of a line.
 //
 // Canonical: the same tree and metadata always write the same bytes. The `created` date is
 // metadata, so a caller re-baselining should use store_golden(), which leaves an existing file
@@ -48,11 +54,14 @@
 #include <vector>
 
 #include "fprev/fingerprint.hpp"
+#include "fprev/source_position.hpp"
 #include "fprev/tree.hpp"
 
 namespace fprev {
 
 inline constexpr int kGoldenFormatVersion = 1;
+inline constexpr std::size_t kMaxGoldenBytes = std::size_t{32} << 20;
+inline constexpr std::size_t kMaxGoldenLineBytes = std::size_t{1} << 20;
 
 struct GoldenMetadata {
   int format_version = kGoldenFormatVersion;
@@ -82,17 +91,18 @@ struct Golden {
   std::optional<Fingerprint> fingerprint = std::nullopt;
 };
 
-// A golden file that does not parse. what() is "<path>:<line>: <message>".
+// A golden file that does not parse. what() is "<path>:<line>: <message>" (format_position), or
+// "<path>: <message>" for a problem with the whole file (line 0: a file too large to read).
 class GoldenParseError : public std::runtime_error {
  public:
   GoldenParseError(std::string path, std::size_t line, std::string message);
-  const std::string& path() const { return path_; }
-  std::size_t line() const { return line_; }  // 1-based; the line after the last for truncation
+  const std::string& path() const { return where_.source; }
+  std::size_t line() const { return where_.line; }  // 1-based; the line after the last for truncation
+  const SourcePosition& where() const { return where_; }
   const std::string& message() const { return message_; }
 
  private:
-  std::string path_;
-  std::size_t line_;
+  SourcePosition where_;
   std::string message_;
 };
 
@@ -115,7 +125,8 @@ Golden parse_golden_text(std::string_view text, std::string_view path = "<golden
 
 // ---- files --------------------------------------------------------------------------------------
 
-// Reads and parses a golden file. Throws GoldenIoError (cannot read) or GoldenParseError.
+// Reads and parses a golden file. Throws GoldenIoError (cannot read) or GoldenParseError (also for
+// a file larger than kMaxGoldenBytes, which is not read into memory).
 Golden read_golden(const std::filesystem::path& path);
 
 // Writes atomically: the text goes to a uniquely named temporary file in the target's directory

@@ -26,7 +26,8 @@
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key
 // varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
-// of `backends`), then entry, then combination.
+// of `backends`), then entry, then combination. A file expands to at most kMaxSuiteCases cases in
+// all (entries, aliases and instances together), counted before anything is expanded.
 //
 // Case ids (unique per instance, file-name safe): without `id`, the id joins with '-':
 //   1. the value of `op`, then of `dtype` (resolved, so a default counts),
@@ -44,8 +45,17 @@
 // file, such as a missing file, has no line and column: `<file>: error: <message>`), with
 // `allowed values: ...` where there is a fixed set. A caller reports SuiteError::what() and exits
 // with SuiteError::exit_status (2, a configuration error).
+//
+// Bounds: suites come from people and merges, so loading one takes bounded time and memory
+// whatever the text, and refuses, with an error at the place, a file that crosses one of the
+// limits below; the YAML is streamed through a guard before yaml-cpp builds any node (see
+// docs/suite-format.md, "Limits"). Messages quote at most a short excerpt of the text, and at most
+// kMaxReportedSuiteErrors errors are reported per file, followed by one saying how many more there
+// were.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -53,14 +63,20 @@
 #include <vector>
 
 #include "fprev/backend.hpp"
+#include "fprev/source_position.hpp"
 
 namespace fprev {
 
-// One problem found in a suite file. line/column are 1-based; 0 means the whole file.
+inline constexpr std::size_t kMaxSuiteBytes = std::size_t{1} << 20;  // UTF-8 without control bytes
+inline constexpr std::size_t kMaxSuiteYamlNesting = 10;  // lists and maps inside each other
+inline constexpr std::uint64_t kMaxSuiteYamlNodes = 200000;  // values; an alias counts as a copy
+inline constexpr std::uint64_t kMaxSuiteCases = 10000;       // expanded cases of one file
+inline constexpr std::size_t kMaxReportedSuiteErrors = 50;   // per file, then "N more errors"
+
+// One problem found in a suite file. The position's line and column are 1-based; line 0 means the
+// whole file.
 struct SuiteDiagnostic {
-  std::string file;
-  int line = 0;
-  int column = 0;
+  SourcePosition where;
   std::string message;      // without the "error: " prefix
   std::string str() const;  // "<file>:<line>:<col>: error: <message>"
 };
@@ -104,9 +120,9 @@ class SuiteError : public std::runtime_error {
 
   explicit SuiteError(std::vector<SuiteDiagnostic> diagnostics);
   // Position of the first problem.
-  const std::string& file() const { return diagnostics_.front().file; }
-  int line() const { return diagnostics_.front().line; }
-  int column() const { return diagnostics_.front().column; }
+  const std::string& file() const { return diagnostics_.front().where.source; }
+  int line() const { return static_cast<int>(diagnostics_.front().where.line); }
+  int column() const { return static_cast<int>(diagnostics_.front().where.column); }
   const std::vector<SuiteDiagnostic>& diagnostics() const { return diagnostics_; }
   std::vector<std::string> errors() const;  // each diagnostic formatted by str()
 

@@ -18,6 +18,8 @@ namespace fprev {
 
 using NodeId = std::uint32_t;
 inline constexpr NodeId kNoNode = 0xffffffffu;
+// The most leaves a tree holds: its 2n - 1 node ids stay below kNoNode.
+inline constexpr std::size_t kMaxTreeLeaves = (std::size_t{1} << 31) - 1;
 
 class Tree {
  public:
@@ -78,7 +80,7 @@ class TreeError : public std::runtime_error {
 // with fewer than two children and anything but exactly one parentless node.
 class TreeBuilder {
  public:
-  explicit TreeBuilder(std::size_t leaf_count);  // at most 2^31 - 1 leaves
+  explicit TreeBuilder(std::size_t leaf_count);  // at most kMaxTreeLeaves leaves
   // New inner node whose children are `children` (each must currently have no parent). Fewer than
   // two children are allowed here, to be completed with add_child before build().
   NodeId add_node(std::span<const NodeId> children);

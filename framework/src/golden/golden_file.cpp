@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "fprev/golden.hpp"
+#include "text/text_checks.hpp"
 
 namespace fprev {
 namespace fs = std::filesystem;
@@ -110,13 +111,22 @@ void write_text_atomically(const fs::path& path, std::string_view text) {
   sync_directory(directory);
 }
 
+// The whole file, or a refusal of one larger than a golden may be (never read into memory).
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw GoldenIoError("cannot read " + path.string() + ": " + system_error_text(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw GoldenIoError("cannot read " + path.string());
-  return std::move(buffer).str();
+  detail::BoundedRead read = detail::read_file_bounded(path, kMaxGoldenBytes);
+  switch (read.status) {
+    case detail::ReadStatus::ok:
+      return std::move(read.text);
+    case detail::ReadStatus::too_large:
+      throw GoldenParseError(path.string(), 0,
+                             "the file is larger than " +
+                                 detail::with_thousands_separators(kMaxGoldenBytes) +
+                                 " bytes, the most a golden may have");
+    case detail::ReadStatus::cannot_open:
+    case detail::ReadStatus::read_failed:
+      break;
+  }
+  throw GoldenIoError("cannot read " + path.string() + ": " + read.error);
 }
 
 }  // namespace

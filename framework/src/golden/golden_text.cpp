@@ -8,6 +8,7 @@
 
 #include "fprev/golden.hpp"
 #include "fprev/sexpr.hpp"
+#include "text/text_checks.hpp"
 
 namespace fprev {
 namespace {
@@ -121,7 +122,11 @@ std::string escape_value(std::string_view value) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (c < 0x20 || c == 0x7f || (c == ' ' && (i == 0 || i + 1 == value.size()))) {
+    } else if (const std::size_t length = c >= 0x80 ? detail::utf8_sequence_length(value, i) : 0;
+               length > 1) {
+      out.append(value.substr(i, length));  // valid UTF-8 is written as it is
+      i += length - 1;
+    } else if (c < 0x20 || c >= 0x7f || (c == ' ' && (i == 0 || i + 1 == value.size()))) {
       constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
       out += kHex[c >> 4];
@@ -175,7 +180,8 @@ std::optional<std::string> unescape_value(std::string_view raw, std::string& err
       out += static_cast<char>(hex_digit(raw[i + 1]) * 16 + hex_digit(raw[i + 2]));
       i += 2;
     } else {
-      error = std::string("unknown escape '\\") + e + "' (allowed: \\\\ \\n \\t \\r \\xHH)";
+      error = "unknown escape " + quoted_excerpt(raw.substr(i - 1, 2)) +
+              " (allowed: \\\\ \\n \\t \\r \\xHH)";
       return std::nullopt;
     }
   }
@@ -278,9 +284,8 @@ void append_fingerprint(std::string& out, const Fingerprint& fingerprint) {
 }  // namespace
 
 GoldenParseError::GoldenParseError(std::string path, std::size_t line, std::string message)
-    : std::runtime_error(path + ":" + std::to_string(line) + ": " + message),
-      path_(std::move(path)),
-      line_(line),
+    : std::runtime_error(format_position(SourcePosition::at_line(path, line)) + ": " + message),
+      where_(SourcePosition::at_line(std::move(path), line)),
       message_(std::move(message)) {}
 
 std::string write_golden_text(const Golden& golden) {
@@ -330,24 +335,32 @@ class LineReader {
   LineReader(std::string_view text, std::string path) : text_(text), path_(std::move(path)) {}
 
   // The next line without its '\n', or nullopt at the end of the text.
+  // Lines are at most kMaxGoldenLineBytes long and valid UTF-8.
   std::optional<std::string_view> next() {
     if (pos_ >= text_.size()) return std::nullopt;
     ++line_;
-    const std::size_t end = text_.find('\n', pos_);
+    // Look for the end of the line only as far as a line may reach.
+    const std::size_t end = text_.substr(0, pos_ + kMaxGoldenLineBytes + 1).find('\n', pos_);
     if (end == std::string_view::npos) {
-      throw GoldenParseError(path_, line_,
-                             "the last line has no newline: the file is truncated");
+      if (text_.size() - pos_ > kMaxGoldenLineBytes) {
+        const std::string_view line = text_.substr(pos_, text_.find('\n', pos_) - pos_);
+        fail("the line is longer than " + detail::with_thousands_separators(kMaxGoldenLineBytes) +
+             " bytes, the most a golden line may have: " + quoted_excerpt(line));
+      }
+      fail("the last line has no newline: the file is truncated");
     }
     std::string_view line = text_.substr(pos_, end - pos_);
     pos_ = end + 1;
     if (!line.empty() && line.back() == '\r')
-      throw GoldenParseError(path_, line_,
-                             "line ends with CR: golden files use LF line endings (add "
-                             "'*.golden -text' or 'eol=lf' to .gitattributes)");
+      fail("line ends with CR: golden files use LF line endings (add '*.golden -text' or "
+           "'eol=lf' to .gitattributes)");
+    if (const auto bad = detail::first_invalid_utf8(line))
+      fail("byte " + std::to_string(*bad + 1) + " of the line is not valid UTF-8: " +
+           quoted_excerpt(line.substr(*bad > 16 ? *bad - 16 : 0, 32)));
     return line;
   }
   std::size_t line() const { return line_; }
-  std::size_t remaining_bytes() const { return text_.size() - pos_; }
+  std::string_view rest() const { return text_.substr(pos_); }
   [[noreturn]] void fail(std::string message) const {
     throw GoldenParseError(path_, line_, std::move(message));
   }
@@ -375,9 +388,9 @@ void parse_magic(LineReader& reader) {
     reader.fail("not a fprev-golden file: the first line must be '" + expected + "'");
   const std::string_view version = first->substr(kMagicPrefix.size());
   if (!all_digits(version))
-    reader.fail("malformed format line '" + std::string(*first) + "': expected '" + expected + "'");
+    reader.fail("malformed format line " + quoted_excerpt(*first) + ": expected '" + expected + "'");
   if (version != std::to_string(kGoldenFormatVersion))
-    reader.fail("unsupported golden format version " + std::string(version) +
+    reader.fail("unsupported golden format version " + detail::bounded_number_text(version) +
                 "; this fprev-golden reads version " + std::to_string(kGoldenFormatVersion));
 }
 
@@ -432,21 +445,22 @@ void parse_header(LineReader& reader, std::map<Key, HeaderValue>& values,
                   "'");
     const std::size_t colon = line->find(':');
     if (colon == std::string_view::npos || colon == 0)
-      reader.fail("malformed header line '" + std::string(*line) + "': expected 'key: value'");
+      reader.fail("malformed header line " + quoted_excerpt(*line) + ": expected 'key: value'");
     const std::string key(line->substr(0, colon));
+    const std::string quoted_key = quoted_excerpt(key);
     std::string_view raw = line->substr(colon + 1);
     if (!raw.empty()) {
       if (raw.front() != ' ')
-        reader.fail("malformed header line: expected a space after '" + key + ":'");
+        reader.fail("malformed header line: expected a space after the ':' of key " + quoted_key);
       raw.remove_prefix(1);
-      if (raw.empty()) reader.fail("key '" + key + "' has a space but no value (write 'key:')");
+      if (raw.empty()) reader.fail("key " + quoted_key + " has a space but no value (write 'key:')");
     }
     if (const auto it = seen.find(key); it != seen.end())
-      reader.fail("duplicated key '" + key + "' (first on line " + std::to_string(it->second) + ")");
+      reader.fail("duplicated key " + quoted_key + " (first on line " + std::to_string(it->second) + ")");
     seen.emplace(key, reader.line());
     std::string error;
     auto value = unescape_value(raw, error);
-    if (!value) reader.fail("key '" + key + "': " + error);
+    if (!value) reader.fail("key " + quoted_key + ": " + error);
 
     if (key.starts_with(kFingerprintPrefix)) {
       if (key == "fingerprint.digest") digest.line = reader.line();
@@ -457,17 +471,58 @@ void parse_header(LineReader& reader, std::map<Key, HeaderValue>& values,
     if (key.starts_with(kExtraPrefix)) {
       const std::string name = key.substr(kExtraPrefix.size());
       if (!is_extra_key_name(name))
-        reader.fail("malformed extra key '" + key + "': expected extra.<1..64 of [A-Za-z0-9._-]>");
+        reader.fail("malformed extra key " + quoted_key + ": expected extra.<1..64 of [A-Za-z0-9._-]>");
       extra[name] = {std::move(*value), reader.line()};
       continue;
     }
     const auto spec = std::find_if(std::begin(kKeys), std::end(kKeys),
                                    [&](const KeySpec& s) { return s.name == key; });
     if (spec == std::end(kKeys))
-      reader.fail("unknown key '" + key + "'; allowed keys: " + allowed_keys());
-    if (value->empty() && !spec->may_be_empty) reader.fail("key '" + key + "' has an empty value");
+      reader.fail("unknown key " + quoted_key + "; allowed keys: " + allowed_keys());
+    if (value->empty() && !spec->may_be_empty) reader.fail("key " + quoted_key + " has an empty value");
     values[spec->key] = {std::move(*value), reader.line()};
   }
+}
+
+// An upper bound on the leaves the node lines from here to '# end' name: every leaf is a child on a
+// node line, and a line "<name> = (<a> <b> ...)" has one more child than spaces inside its list.
+std::size_t children_written(std::string_view rest) {
+  std::size_t children = 0;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    const std::string_view line = rest.substr(0, end);
+    if (line == kEndMarker) break;
+    if (const std::size_t list = line.find(" = ("); list != std::string_view::npos)
+      children += 1 + static_cast<std::size_t>(std::count(line.begin() + static_cast<std::ptrdiff_t>(list + 4), line.end(), ' '));
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
+  return children;
+}
+
+// The `leaves` value, checked before anything is allocated for it: a whole number from 1 to
+// kMaxTreeLeaves, and no more than the node lines below name.
+std::size_t checked_leaf_count(LineReader& reader, const HeaderValue& written) {
+  const std::string_view text = written.value;
+  std::uint64_t value = 0;
+  const bool digits = all_digits(text) && (text.size() == 1 || text[0] != '0');
+  for (const char c : digits ? text : std::string_view())
+    value = std::min<std::uint64_t>(value * 10 + static_cast<std::uint64_t>(c - '0'), std::uint64_t{1} << 40);
+  if (!digits || value == 0)
+    reader.fail_at(written.line, "leaves must be a positive whole number, got " + quoted_excerpt(text));
+  if (value > kMaxTreeLeaves)
+    reader.fail_at(written.line,
+                   "leaves is " + detail::bounded_number_text(text) + ", more than the " +
+                       detail::with_thousands_separators(kMaxTreeLeaves) +
+                       " leaves a tree can have (its node ids are 32-bit)");
+  if (value > 1) {
+    const std::size_t named = children_written(reader.rest());
+    if (value > named)
+      reader.fail_at(written.line, "leaves is " + detail::bounded_number_text(text) +
+                                       " but the node lines name at most " +
+                                       detail::with_thousands_separators(named) +
+                                       " children (file truncated?)");
+  }
+  return static_cast<std::size_t>(value);
 }
 
 // Builder-local facts about a node defined by a node line.
@@ -502,11 +557,11 @@ class NodeParser {
     constexpr std::string_view kSyntax = "expected 'n<a>.<k> = (<child> <child> ...)'";
     const std::size_t equals = line.find(" = (");
     if (equals == std::string_view::npos || line.back() != ')')
-      reader_.fail("malformed node line '" + std::string(line) + "': " + std::string(kSyntax));
+      reader_.fail("malformed node line " + quoted_excerpt(line) + ": " + std::string(kSyntax));
     const std::string_view name = line.substr(0, equals);
     const auto declared = parse_node_name(name);
     if (!declared)
-      reader_.fail("malformed node name '" + std::string(name) + "': " + std::string(kSyntax));
+      reader_.fail("malformed node name " + quoted_excerpt(name) + ": " + std::string(kSyntax));
     if (const auto it = by_name_.find(name_key(declared->first, declared->second));
         it != by_name_.end())
       reader_.fail("node " + std::string(name) + " is defined twice (first on line " +
@@ -524,8 +579,8 @@ class NodeParser {
       const std::size_t space = list.find(' ');
       const std::string_view token = list.substr(0, space);
       if (token.empty())
-        reader_.fail("malformed child list in '" + std::string(line) +
-                     "': children are separated by single spaces");
+        reader_.fail("malformed child list in " + quoted_excerpt(line) +
+                     ": children are separated by single spaces");
       const auto [child, child_smallest, child_leaves, child_is_inner] = resolve_child(token);
       if (child_is_inner) inner_children.push_back(child);
       if (!children.empty() && child_smallest <= previous_smallest)
@@ -586,7 +641,7 @@ class NodeParser {
   Child resolve_child(std::string_view token) {
     if (token.front() == 'n') {
       const auto name = parse_node_name(token);
-      if (!name) reader_.fail("malformed child '" + std::string(token) + "'");
+      if (!name) reader_.fail("malformed child " + quoted_excerpt(token));
       const auto it = by_name_.find(name_key(name->first, name->second));
       if (it == by_name_.end())
         reader_.fail("child " + std::string(token) +
@@ -597,7 +652,7 @@ class NodeParser {
       return {node.builder_id, node.smallest_leaf, node.leaves, true};
     }
     const auto leaf = parse_index(token);
-    if (!leaf) reader_.fail("malformed child '" + std::string(token) + "'");
+    if (!leaf) reader_.fail("malformed child " + quoted_excerpt(token));
     if (*leaf >= n_)
       reader_.fail("leaf " + std::string(token) + " out of range (leaves: " + std::to_string(n_) + ")");
     if (leaf_used_[*leaf]) reader_.fail("leaf " + std::string(token) + " is a child of two nodes");
@@ -656,25 +711,15 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
       {Key::platform, &meta.platform_key}};
   for (const auto& [key, value] : components)
     if (!is_safe_component(*value))
-      reader.fail_at(values[key].line, "'" + *value +
-                                           "' is not file-name safe (1..128 of [A-Za-z0-9._+-], "
+      reader.fail_at(values[key].line, quoted_excerpt(*value) +
+                                           " is not file-name safe (1..128 of [A-Za-z0-9._+-], "
                                            "not starting with '.' or '-')");
   if (!is_iso_utc_date(meta.created))
     reader.fail_at(values[Key::created].line,
-                   "created '" + meta.created +
-                       "' is not an ISO-8601 UTC date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)");
-  const auto leaves = parse_index(values[Key::leaves].value);
-  if (!leaves || *leaves == 0)
-    reader.fail_at(values[Key::leaves].line,
-                   "leaves must be a positive whole number, got '" + values[Key::leaves].value + "'");
-
-  // Every leaf takes at least two bytes of the node lines (its digits and a separator): a larger
-  // count is a corrupted or truncated file, refused before anything is allocated for it.
-  if (*leaves > 1 && *leaves > reader.remaining_bytes() / 2)
-    reader.fail_at(values[Key::leaves].line,
-                   "leaves is " + values[Key::leaves].value +
-                       " but the node lines are too short to hold that many leaves (file truncated?)");
-  NodeParser nodes(reader, *leaves);
+                   "created " + quoted_excerpt(meta.created) +
+                       " is not an ISO-8601 UTC date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)");
+  const std::size_t leaves = checked_leaf_count(reader, values[Key::leaves]);
+  NodeParser nodes(reader, leaves);
   std::size_t end_line = 0;
   while (const auto line = reader.next()) {
     if (*line == kEndMarker) {
@@ -698,15 +743,16 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
     if (parsed[i].smallest_leaf != tree.smallest_leaf(node) || parsed[i].leaves != tree.leaves_under(node))
       reader.fail_at(parsed[i].line, "node lines are not in canonical order (children before "
                                      "parents, earlier subtrees first): expected " +
-                                         node_line(tree, node) + " here");
+                                         detail::shorten_message(node_line(tree, node), 120) +
+                                         " here");
   }
 
   // The derived lines must agree with the nodes.
   const auto check = [&](Key key, std::string_view name, const std::string& actual) {
     const HeaderValue& written = values[key];
     if (written.value != actual)
-      reader.fail_at(written.line, std::string(name) + " is '" + written.value +
-                                       "' but the nodes give '" + actual + "'");
+      reader.fail_at(written.line, std::string(name) + " is " + quoted_excerpt(written.value) +
+                                       " but the nodes give " + quoted_excerpt(actual, 240));
   };
   check(Key::inner_nodes, "inner-nodes", std::to_string(tree.inner_count()));
   check(Key::depth, "depth", std::to_string(tree.depth()));

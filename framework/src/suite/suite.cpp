@@ -3,12 +3,11 @@
 #include "fprev/suite.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <system_error>
 
 #include "suite_detail.hpp"
+#include "text/text_checks.hpp"
 
 namespace fprev {
 namespace {
@@ -23,7 +22,7 @@ std::string join_lines(const std::vector<SuiteDiagnostic>& diagnostics) {
 }
 
 SuiteDiagnostic file_problem(const std::filesystem::path& path, std::string message) {
-  return SuiteDiagnostic{path.string(), 0, 0, std::move(message)};
+  return SuiteDiagnostic{SourcePosition::whole(path.string()), std::move(message)};
 }
 
 bool is_suite_file_name(const std::filesystem::path& path) {
@@ -36,20 +35,23 @@ bool is_suite_file_name(const std::filesystem::path& path) {
 
 namespace suite_detail {
 
+SourcePosition position(const std::string& file, int line, int column) {
+  if (line <= 0) return SourcePosition::whole(file);
+  return SourcePosition::at(file, static_cast<std::size_t>(line),
+                            static_cast<std::size_t>(std::max(column, 0)));
+}
+
 std::string location(const std::string& file, int line, int column) {
-  if (line <= 0) return file;
-  return file + ':' + std::to_string(line) + ':' + std::to_string(column);
+  return format_position(position(file, line, column));
 }
 
 }  // namespace suite_detail
 
-std::string SuiteDiagnostic::str() const {
-  return suite_detail::location(file, line, column) + ": error: " + message;
-}
+std::string SuiteDiagnostic::str() const { return format_position(where) + ": error: " + message; }
 
 SuiteError::SuiteError(std::vector<SuiteDiagnostic> diagnostics)
     : std::runtime_error(join_lines(diagnostics)), diagnostics_(std::move(diagnostics)) {
-  if (diagnostics_.empty()) diagnostics_.push_back({"", 0, 0, "invalid suite"});
+  if (diagnostics_.empty()) diagnostics_.push_back({SourcePosition::whole(""), "invalid suite"});
 }
 
 std::vector<std::string> SuiteError::errors() const {
@@ -71,12 +73,20 @@ Suite load_suite(const std::filesystem::path& file, const BackendRegistry& regis
     throw SuiteError({file_problem(file, "cannot read suite file: no such file")});
   if (std::filesystem::is_directory(status))
     throw SuiteError({file_problem(file, "cannot read suite file: it is a directory")});
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || in.bad())
-    throw SuiteError({file_problem(file, "cannot read suite file: read failed")});
-  return parse_suite(text.str(), file.string(), registry);
+  detail::BoundedRead read = detail::read_file_bounded(file, kMaxSuiteBytes);
+  if (read.status == detail::ReadStatus::too_large) {
+    // Pointed at where the limit is crossed, like the same text given to parse_suite.
+    const std::string head = detail::read_file_prefix(file, kMaxSuiteBytes);
+    std::string message = "the file is longer than " +
+                          detail::with_thousands_separators(kMaxSuiteBytes) +
+                          " bytes, the most a suite file may have";
+    if (std::filesystem::is_regular_file(status))
+      message += " (it has " + detail::with_thousands_separators(std::filesystem::file_size(file, ec)) + ")";
+    throw SuiteError({{position_of_offset(file.string(), head, head.size()), std::move(message)}});
+  }
+  if (read.status != detail::ReadStatus::ok)
+    throw SuiteError({file_problem(file, "cannot read suite file: " + read.error)});
+  return parse_suite(read.text, file.string(), registry);
 }
 
 std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path& directory) {
@@ -120,7 +130,7 @@ std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_o
     const auto [it, inserted] = by_name.emplace(suite.name, &suite);
     if (!inserted) {
       const Suite& first = *it->second;
-      problems.push_back({suite.file, suite.line, suite.column,
+      problems.push_back({suite_detail::position(suite.file, suite.line, suite.column),
                           "duplicate suite name '" + suite.name + "'; first used at " +
                               suite_detail::location(first.file, first.line, first.column)});
     }

@@ -6,10 +6,14 @@
 #include <vector>
 
 #include "fprev/backend.hpp"
+#include "fprev/source_position.hpp"
 
 namespace fprev::suite_detail {
 
-// "<file>:<line>:<col>", or "<file>" when line is 0 (the whole file).
+// The position of a line and column (1-based) of a file; the whole file when line is 0.
+SourcePosition position(const std::string& file, int line, int column);
+
+// format_position of that: "<file>:<line>:<col>", or "<file>" when line is 0.
 std::string location(const std::string& file, int line, int column);
 
 // Lower-cases and replaces characters outside [a-z0-9._-] with '_'.

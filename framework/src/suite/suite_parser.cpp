@@ -6,18 +6,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "fprev/suite.hpp"
+#include "suite/bounded_yaml.hpp"
 #include "suite_detail.hpp"
+#include "text/text_checks.hpp"
 
 namespace fprev {
 namespace {
 
-constexpr std::size_t kMaxCasesPerEntry = 100000;  // a typo in a list should not exhaust memory
+// Errors kept before sorting (the first kMaxReportedSuiteErrors in file order are reported).
+constexpr std::size_t kMaxKeptErrors = 1000;
+constexpr std::size_t kMaxMessageBytes = 1024;  // a message quoting a long value is shortened
+constexpr std::size_t kMaxNamesListed = 20;     // of backend instances, in "allowed values"
 constexpr std::size_t kMaxInstancesPerDeclaration = 1000;
 
 const char* const kTopLevelKeys = "suite, description, backends, cases";
@@ -62,34 +69,56 @@ const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::strin
   return nullptr;
 }
 
-std::string quote(const std::string& text) { return "'" + text + "'"; }
+// "1 entry", "1,000 entries".
+std::string counted(std::uint64_t count, std::string_view one, std::string_view many) {
+  return detail::with_thousands_separators(count) + " " + std::string(count == 1 ? one : many);
+}
 
+// A name, value or key from the file, quoted for a message: bounded, whatever its length.
+std::string quote(const std::string& text) { return quoted_excerpt(text); }
+
+// The problems of one file, bounded: each message at most kMaxMessageBytes, the first
+// kMaxKeptErrors kept (then only counted), and kMaxReportedSuiteErrors reported by take().
 class Diagnostics {
  public:
   explicit Diagnostics(std::string file) : file_(std::move(file)) {}
 
   void error(Pos pos, std::string message) {
-    if (seen_.emplace(pos.line, pos.column, message).second)
-      list_.push_back({file_, pos.line, pos.column, std::move(message)});
+    message = detail::shorten_message(std::move(message), kMaxMessageBytes);
+    const std::size_t key = std::hash<std::string>{}(message) ^
+                            (std::hash<int>{}(pos.line) * 31 + std::hash<int>{}(pos.column)) * 1000003;
+    if (!seen_.insert(key).second) return;  // the same problem found via two cases
+    ++count_;
+    if (list_.size() < kMaxKeptErrors)
+      list_.push_back({suite_detail::position(file_, pos.line, pos.column), std::move(message)});
   }
-  std::size_t count() const { return list_.size(); }
+  std::size_t count() const { return count_; }
   const std::string& file() const { return file_; }
   std::string location(Pos pos) const {
     return suite_detail::location(file_, pos.line, pos.column);
   }
 
-  // In file order; stable, so several problems at one place keep the order they were found in.
+  // In file order (stable: several problems at one place keep the order they were found in), at
+  // most kMaxReportedSuiteErrors, then one saying how many more there were.
   std::vector<SuiteDiagnostic> take() {
     std::stable_sort(list_.begin(), list_.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+      return std::tie(a.where.line, a.where.column) < std::tie(b.where.line, b.where.column);
     });
+    if (count_ > kMaxReportedSuiteErrors) {
+      list_.resize(kMaxReportedSuiteErrors);
+      list_.push_back({SourcePosition::whole(file_),
+                       detail::with_thousands_separators(count_ - kMaxReportedSuiteErrors) +
+                           " more errors not shown (only the first " +
+                           std::to_string(kMaxReportedSuiteErrors) + " are)"});
+    }
     return std::move(list_);
   }
 
  private:
   std::string file_;
   std::vector<SuiteDiagnostic> list_;
-  std::set<std::tuple<int, int, std::string>> seen_;  // the same problem found via two cases
+  std::size_t count_ = 0;
+  std::unordered_set<std::size_t> seen_;  // hashes of (position, message)
 };
 
 // A map entry: its key as text, with positions.
@@ -104,18 +133,18 @@ struct Field {
 // yaml-cpp accepts silently) are reported and left out.
 std::vector<Field> read_fields(const YAML::Node& map, Pos map_pos, Diagnostics& diags) {
   std::vector<Field> fields;
+  std::unordered_map<std::string, std::size_t> index;  // key -> fields
   for (const auto& entry : map) {
     const Pos key_pos = pos_of(entry.first, map_pos);
     if (!entry.first.IsScalar()) {
       diags.error(key_pos, "a key must be a plain name, got " + describe(entry.first));
       continue;
     }
-    const std::string key = entry.first.Scalar();
-    const auto first = std::find_if(fields.begin(), fields.end(),
-                                    [&](const Field& field) { return field.key == key; });
-    if (first != fields.end()) {
+    const std::string& key = entry.first.Scalar();
+    const auto [first, inserted] = index.emplace(key, fields.size());
+    if (!inserted) {
       diags.error(key_pos, "key " + quote(key) + " is repeated; first given at " +
-                               diags.location(first->key_pos));
+                               diags.location(fields[first->second].key_pos));
       continue;
     }
     fields.push_back({key, key_pos, entry.second, pos_of(entry.second, key_pos)});
@@ -163,24 +192,16 @@ class SuiteParser {
   }
 
   Suite parse(std::string_view text) {
-    std::vector<YAML::Node> documents;
-    try {
-      documents = YAML::LoadAll(std::string(text));
-    } catch (const YAML::Exception& error) {
-      const Pos pos =
-          error.mark.is_null() ? Pos{} : Pos{error.mark.line + 1, error.mark.column + 1};
-      diags_.error(pos, "YAML syntax error: " + error.msg);
-      throw SuiteError(diags_.take());
-    }
-    if (documents.empty() || documents.front().IsNull()) {
+    suite_detail::BoundedYaml yaml = suite_detail::load_bounded_yaml(text);
+    for (auto& problem : yaml.problems)
+      diags_.error({problem.line, problem.column}, std::move(problem.message));
+    if (!yaml.root) throw SuiteError(diags_.take());
+    if (!yaml.root->IsDefined() || yaml.root->IsNull()) {
       diags_.error({}, std::string("the file holds no suite; expected a map with the keys ") +
                            kTopLevelKeys);
       throw SuiteError(diags_.take());
     }
-    if (documents.size() > 1)
-      diags_.error(pos_of(documents[1], {}), "a suite file holds one YAML document; found " +
-                                                 std::to_string(documents.size()));
-    parse_root(documents.front());
+    parse_root(*yaml.root);
     if (diags_.count() > 0) throw SuiteError(diags_.take());
     return std::move(suite_);
   }
@@ -310,7 +331,7 @@ class SuiteParser {
     if (diags_.count() != errors_before || instance.name.empty() || instance.backend == nullptr) {
       // Kept, so that cases naming it are not reported as naming an unknown instance.
       if (!instance.name.empty() && claim_instance_name(instance.name, instance.name_pos))
-        instances_.push_back(instance);
+        keep_instance(instance);
       return;
     }
     if (!claim_instance_name(instance.name, instance.name_pos)) return;
@@ -320,7 +341,7 @@ class SuiteParser {
       if (!expansion.suffix.empty() && !claim_instance_name(expanded.name, instance.name_pos))
         continue;
       expanded.spec_index = suite_.backends.size();
-      instances_.push_back(expanded);
+      keep_instance(expanded);
       suite_.backends.push_back({expanded.name, std::string(instance.backend->name()),
                                  std::move(expansion.settings), pos.line, pos.column});
     }
@@ -341,14 +362,23 @@ class SuiteParser {
 
   // False (reported) when another instance has the name already, as declared or expanded.
   bool claim_instance_name(const std::string& name, Pos pos) {
-    for (const auto& other : instances_) {
-      if (other.name == name || other.declared_name == name) {
-        diags_.error(pos, "duplicate backend instance name " + quote(name) +
-                              "; first declared at " + diags_.location(other.name_pos));
-        return false;
-      }
-    }
-    return true;
+    const auto named = instances_by_name_.find(name);
+    if (named == instances_by_name_.end()) return true;
+    const DeclaredInstance& other = instances_[named->second.front()];
+    diags_.error(pos, "duplicate backend instance name " + quote(name) + "; first declared at " +
+                          diags_.location(other.name_pos));
+    return false;
+  }
+
+  // Keeps an instance and indexes it by its name and, when a list-valued setting expanded it, by
+  // the name as declared too (which then stands for every expansion). Lookups by name stay O(1)
+  // however many instances a hostile suite declares.
+  void keep_instance(DeclaredInstance instance) {
+    const std::size_t index = instances_.size();
+    instances_by_name_[instance.name].push_back(index);
+    if (instance.declared_name != instance.name)
+      instances_by_name_[instance.declared_name].push_back(index);
+    instances_.push_back(std::move(instance));
   }
 
   // One instance of a declaration: the name's suffix ("" or "-haswell-2") and its settings.
@@ -450,6 +480,21 @@ class SuiteParser {
 
   void parse_cases(const Field& field) {
     if (!check_list(field, "case entries", "case entry")) return;
+    // Counted before anything is read or expanded: aliases of a large entry, or a large entry on
+    // many instances, are refused here in one error instead of expanding into millions of cases.
+    const std::uint64_t cases = count_cases(field.value);
+    if (cases > kMaxSuiteCases) {
+      diags_.error(field.key_pos,
+                   "the case entries expand to " + (cases >= kCountCap ? "more than " : std::string()) +
+                       detail::with_thousands_separators(cases) + " cases (" +
+                       counted(field.value.size(), "entry", "entries") + " on " +
+                       counted(usable_instances(), "backend instance", "backend instances") +
+                       "), more than the " +
+                       detail::with_thousands_separators(kMaxSuiteCases) +
+                       " a suite file may have; split the suite into several files or shorten "
+                       "the lists");
+      return;
+    }
     for (const auto& item : field.value) {
       const Pos pos = pos_of(item, field.value_pos);
       if (!item.IsMap()) {
@@ -459,6 +504,62 @@ class SuiteParser {
       parse_case_entry(item, pos);
     }
   }
+
+  // ---- counting cases before expanding them ----------------------------------------------------
+
+  static constexpr std::uint64_t kCountCap = std::uint64_t{1} << 62;
+
+  static std::uint64_t saturating_multiply(std::uint64_t a, std::uint64_t b) {
+    if (a == 0 || b == 0) return 0;
+    return a > kCountCap / b ? kCountCap : a * b;
+  }
+
+  std::uint64_t usable_instances() const {
+    return static_cast<std::uint64_t>(std::count_if(
+        instances_.begin(), instances_.end(), [](const auto& i) { return i.backend != nullptr; }));
+  }
+
+  // How many cases the entries expand to, read from the list sizes as parse_case_entry would see
+  // them (the first of repeated keys, the instances a `backends` field names once each). Entries
+  // that are not maps expand to nothing.
+  std::uint64_t count_cases(const YAML::Node& entries) const {
+    const std::uint64_t every_instance = usable_instances();
+    std::uint64_t total = 0;
+    for (const auto& entry : entries) {
+      if (!entry.IsMap()) continue;
+      std::unordered_set<std::string> keys;
+      std::uint64_t combinations = 1;
+      std::uint64_t instances = every_instance;
+      for (const auto& field : entry) {
+        if (!field.first.IsScalar() || !keys.insert(field.first.Scalar()).second) continue;
+        const std::string& key = field.first.Scalar();
+        if (key == "backends")
+          instances = count_restriction(field.second);
+        else if (key != "id" && field.second.IsSequence())
+          combinations = saturating_multiply(combinations, field.second.size());
+      }
+      total = std::min(kCountCap, total + saturating_multiply(combinations, instances));
+    }
+    return total;
+  }
+
+  std::uint64_t count_restriction(const YAML::Node& names) const {
+    std::unordered_set<const DeclaredInstance*> found;
+    const auto add = [&](const YAML::Node& name) {
+      if (!name.IsScalar()) return;
+      const auto named = instances_by_name_.find(name.Scalar());
+      if (named == instances_by_name_.end()) return;
+      for (const std::size_t index : named->second)  // a declared name stands for its expansions
+        if (instances_[index].backend != nullptr) found.insert(&instances_[index]);
+    };
+    if (names.IsSequence())
+      for (const auto& name : names) add(name);
+    else
+      add(names);
+    return found.size();
+  }
+
+  // ---- reading and expanding entries ------------------------------------------------------------
 
   void parse_case_entry(const YAML::Node& node, Pos pos) {
     const std::size_t errors_before = diags_.count();
@@ -522,28 +623,35 @@ class SuiteParser {
     }
     // A name as declared stands for every instance a list-valued setting expanded it into.
     std::vector<const DeclaredInstance*> found;
+    std::unordered_set<const DeclaredInstance*> seen;
     for (const auto& name : names) {
-      bool known = false;
-      for (const auto& instance : instances_) {
-        if (instance.name != name.text && instance.declared_name != name.text) continue;
-        known = true;
-        if (std::find(found.begin(), found.end(), &instance) == found.end())
-          found.push_back(&instance);
-      }
-      if (!known)
+      const auto named = instances_by_name_.find(name.text);
+      if (named == instances_by_name_.end()) {
         diags_.error(name.pos, "unknown backend instance " + quote(name.text) +
                                    "; allowed values: " + instance_names());
+        continue;
+      }
+      for (const std::size_t index : named->second)
+        if (seen.insert(&instances_[index]).second) found.push_back(&instances_[index]);
     }
     return found;
   }
 
+  // The declared instance names for "allowed values", at most kMaxNamesListed of them.
   std::string instance_names() const {
+    if (instances_.empty()) return "(no backend instance is declared)";
     std::vector<std::string> names;
+    std::unordered_set<std::string> listed_names;
     for (const auto& instance : instances_) {
-      for (const std::string* name : {&instance.declared_name, &instance.name})
-        if (std::find(names.begin(), names.end(), *name) == names.end()) names.push_back(*name);
+      for (const std::string* name : {&instance.declared_name, &instance.name}) {
+        if (names.size() < kMaxNamesListed && listed_names.insert(*name).second)
+          names.push_back(*name);
+      }
     }
-    return names.empty() ? "(no backend instance is declared)" : join_values(names);
+    std::string listed = join_values(names);
+    if (instances_by_name_.size() > names.size())
+      listed += " and " + std::to_string(instances_by_name_.size() - names.size()) + " more";
+    return listed;
   }
 
   // The values of a case parameter or setting: a single value or a non-empty list of single values.
@@ -614,14 +722,15 @@ class SuiteParser {
     }
     if (!entry_ok || diags_.count() != errors_before) return;
 
-    std::size_t total = 1;
-    for (const auto& param : entry.params) {
-      total *= param.values.size();
-      if (total > kMaxCasesPerEntry) {
-        diags_.error(entry.pos, "this entry expands to more than " +
-                                    std::to_string(kMaxCasesPerEntry) + " cases");
-        return;
-      }
+    std::uint64_t total = 1;
+    for (const auto& param : entry.params) total = saturating_multiply(total, param.values.size());
+    // count_cases() has bounded the file; this keeps the bound should the two ever disagree.
+    expanded_ = std::min(kCountCap, expanded_ + saturating_multiply(total, group.size()));
+    if (expanded_ > kMaxSuiteCases) {
+      diags_.error(entry.pos, "the entries up to here expand to more than " +
+                                  detail::with_thousands_separators(kMaxSuiteCases) +
+                                  " cases, the most a suite file may have");
+      return;
     }
     // Cross product in key order, the first key varying slowest.
     std::vector<std::size_t> index(entry.params.size(), 0);
@@ -714,6 +823,9 @@ class SuiteParser {
   Diagnostics diags_;
   const BackendRegistry& registry_;
   std::vector<DeclaredInstance> instances_;
+  // Name (as declared or expanded) -> indices into instances_.
+  std::unordered_map<std::string, std::vector<std::size_t>> instances_by_name_;
+  std::uint64_t expanded_ = 0;  // cases expanded so far, over all entries and instances
   std::map<std::string, std::map<std::string, Pos>> case_ids_;  // instance -> id -> first entry
   std::map<std::string, std::vector<SuiteCase>> cases_by_instance_;
   std::map<const Backend*, std::optional<std::vector<ParamSpec>>> case_specs_;

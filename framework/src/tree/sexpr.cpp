@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "text/text_checks.hpp"
+
 namespace fprev {
 namespace {
 
@@ -42,8 +44,10 @@ constexpr std::uint64_t kTooLarge = std::uint64_t{1} << 40;
 }  // namespace
 
 SexprError::SexprError(std::size_t position, const std::string& message)
-    : std::runtime_error("S-expression, position " + std::to_string(position) + ": " + message),
-      position_(position) {}
+    : SexprError(SourcePosition::at_offset("S-expression", position), message) {}
+
+SexprError::SexprError(SourcePosition where, const std::string& message)
+    : std::runtime_error(format_position(where) + ": " + message), where_(std::move(where)) {}
 
 std::string to_sexpr(const Tree& tree) {
   std::string out;
@@ -81,6 +85,12 @@ std::string to_sexpr(const Tree& tree) {
 }
 
 Tree parse_sexpr(std::string_view text) {
+  if (text.size() > kMaxSexprBytes) {
+    throw SexprError(kMaxSexprBytes, "the text has " + detail::with_thousands_separators(text.size()) +
+                                         " bytes, more than the " +
+                                         detail::with_thousands_separators(kMaxSexprBytes) +
+                                         " an S-expression may have");
+  }
   std::vector<WrittenLeaf> leaves;
   std::vector<Ref> pending;              // children of the open nodes, innermost last
   std::vector<std::size_t> open;         // per open node: where its children start in `pending`
@@ -167,7 +177,8 @@ Tree parse_sexpr(std::string_view text) {
       std::size_t end = leaf.position;
       while (end < length && is_digit(text[end])) ++end;
       throw SexprError(leaf.position,
-                       "leaf index " + std::string(text.substr(leaf.position, end - leaf.position)) +
+                       "leaf index " +
+                           detail::bounded_number_text(text.substr(leaf.position, end - leaf.position)) +
                            " is out of range: the text has " + std::to_string(n) +
                            " leaves, so the indices must be 0.." + std::to_string(n - 1));
     }

@@ -9,9 +9,6 @@
 namespace fprev {
 namespace {
 
-// 2n - 1 node ids must stay below kNoNode, and leaf counts must fit in 32 bits.
-constexpr std::size_t kMaxLeaves = (std::size_t{1} << 31) - 1;
-
 std::string node_name(NodeId node, std::size_t leaf_count) {
   return (node < leaf_count ? "leaf " : "inner node ") + std::to_string(node);
 }
@@ -67,8 +64,8 @@ std::size_t Tree::node_depth(NodeId node) const { return node_depth_[node]; }
 // ---- TreeBuilder ------------------------------------------------------------------------------
 
 TreeBuilder::TreeBuilder(std::size_t leaf_count) : n_(leaf_count) {
-  if (leaf_count > kMaxLeaves) {
-    throw TreeError("a tree holds at most " + std::to_string(kMaxLeaves) + " leaves, got " +
+  if (leaf_count > kMaxTreeLeaves) {
+    throw TreeError("a tree holds at most " + std::to_string(kMaxTreeLeaves) + " leaves, got " +
                     std::to_string(leaf_count));
   }
   parent_.assign(n_, kNoNode);

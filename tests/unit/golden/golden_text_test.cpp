@@ -256,7 +256,10 @@ TEST(GoldenParse, StructuralErrors) {
   expect_error(insert_line(text, 21, "n1.2 = (1 3)"), 21, "more inner nodes than a tree with 4 leaves");
   expect_error(replace_line(text, 12, "leaves: 3"), 19, "out of range");
   expect_error(replace_line(text, 12, "leaves: 0"), 12, "positive whole number");
-  expect_error(replace_line(text, 12, "leaves: 4000000000"), 12, "too short to hold that many leaves");
+  expect_error(replace_line(text, 12, "leaves: 4000000000"), 12,
+               "leaves is 4000000000, more than the 2,147,483,647 leaves a tree can have");
+  expect_error(replace_line(text, 12, "leaves: 7"), 12,
+               "leaves is 7 but the node lines name at most 6 children (file truncated?)");
   expect_error(text + "n0.2 = (0 1)\n", 22, "after the '# end' line");
 }
 

@@ -1,0 +1,37 @@
+// What every fuzz harness shares: the libFuzzer entry point's signature, a check that stops the
+// run with a message (libFuzzer and the regression driver both report an abort as a failure and
+// keep the input), and the properties of an error message about hostile input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace fprev::fuzz {
+
+// The harness's input as text.
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+[[noreturn]] inline void fail(std::string_view what, std::string_view detail = {}) {
+  std::fprintf(stderr, "fuzz harness: %.*s\n", static_cast<int>(what.size()), what.data());
+  if (!detail.empty())
+    std::fprintf(stderr, "%.*s\n", static_cast<int>(detail.size() > 4000 ? 4000 : detail.size()),
+                 detail.data());
+  std::abort();
+}
+
+inline void require(bool condition, std::string_view what, std::string_view detail = {}) {
+  if (!condition) fail(what, detail);
+}
+
+// An error message about hostile input: short whatever the input (messages quote excerpts), and
+// valid UTF-8 (messages never echo raw bytes of the input).
+void require_bounded_message(std::string_view message, std::size_t max_bytes = 2048);
+
+}  // namespace fprev::fuzz
