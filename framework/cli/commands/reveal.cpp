@@ -1,12 +1,14 @@
 // fprev-golden reveal: one ad-hoc target from the command line.
 #include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "../backend_options.hpp"
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
 #include "engine_options.hpp"
+#include "fprev/fingerprint.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/sexpr.hpp"
@@ -23,6 +25,14 @@ std::string arity_text(const Tree& tree) {
     first = false;
   }
   return first ? "none (a single summand)" : os.str();
+}
+
+void print_fingerprint(std::ostream& out, const Fingerprint& fingerprint, const FingerprintStats& stats) {
+  out << "fingerprint:   digest " << fingerprint.digest() << " of " << fingerprint.input_count()
+      << " outputs; " << stats.inputs << " inputs in " << stats.target_calls << " target calls, "
+      << std::fixed << std::setprecision(6) << stats.seconds << " s\n";
+  for (const auto& [name, value] : fingerprint.facts) out << "  " << name << ": " << value << "\n";
+  out << "  model: " << fingerprint.model << "\n";
 }
 
 void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& result) {
@@ -64,7 +74,7 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
 // docs/json.md, "reveal": the tree, or the diagnostic of a target that misbehaves.
 Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const TargetInfo& info,
                     const RevealOptions& options, const RevealResult* result,
-                    const Diagnostic* diagnostic) {
+                    const Diagnostic* diagnostic, const Fingerprint* fingerprint = nullptr) {
   Json document = json_document("reveal");
   document["backend"] = std::string(backend.name());
   document["settings"] = params_to_json(opened.settings);
@@ -80,6 +90,7 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["classes"] = result ? order_classes_to_json(result->map) : Json(nullptr);
   document["stats"] = result ? stats_to_json(result->stats) : Json(nullptr);
   document["diagnostic"] = diagnostic ? diagnostic_to_json(*diagnostic) : Json(nullptr);
+  document["fingerprint"] = fingerprint ? fingerprint_to_json(*fingerprint) : Json(nullptr);
   return document;
 }
 
@@ -103,17 +114,28 @@ int run_reveal(const RevealCommandOptions& options) {
   const auto target = opened.instance->make_target(opened.case_params);
   try {
     const RevealResult result = reveal(*target, reveal_options);
-    if (format == "json")
-      write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result, nullptr));
-    else if (format == "text")
+    // One fingerprint per case for now: a multi-class order map gets none yet (per class is open).
+    const bool fingerprinted = result.map.single_class();
+    if (format == "json") {
+      std::optional<Fingerprint> fingerprint;
+      if (fingerprinted) fingerprint = measure_fingerprint(*target, result.tree);
+      write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
+                                           nullptr, fingerprint ? &*fingerprint : nullptr));
+    } else if (format == "text") {
       print_text(std::cout, target->info(), result);
-    else if (result.map.single_class())
+      if (fingerprinted) {
+        FingerprintStats stats;
+        const Fingerprint fingerprint = measure_fingerprint(*target, result.tree, &stats);
+        print_fingerprint(std::cout, fingerprint, stats);
+      }
+    } else if (fingerprinted) {
       std::cout << to_sexpr(result.tree) << "\n";
-    else  // one line per class: its regions, then its tree
+    } else {  // one line per class: its regions, then its tree
       for (const OrderClass& c : result.map.classes) {
         for (const Region& r : c.regions) std::cout << format_region(r, result.map.grid) << "; ";
         std::cout << to_sexpr(c.tree) << "\n";
       }
+    }
     return kExitOk;
   } catch (const RevealFailure& e) {
     if (format == "json")

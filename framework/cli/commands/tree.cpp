@@ -1,5 +1,7 @@
 // fprev-golden diff (two goldens or trees) and show (render one).
+#include <cmath>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -41,21 +43,50 @@ std::string render(const TreeInput& input, const std::string& format) {
   return out + render_text(input.tree);
 }
 
+// The narrowest format holding every output of both fingerprints (for distances in ulps; a golden
+// does not record its output format).
+Format output_format_of(const Fingerprint& a, const Fingerprint& b) {
+  for (Format format : {Format::fp8_e4m3, Format::fp8_e5m2, Format::float16, Format::bfloat16,
+                        Format::float32, Format::float64}) {
+    bool all = true;
+    for (const Fingerprint* f : {&a, &b})
+      for (const auto& [set, values] : f->outputs)
+        for (double v : values)
+          if (std::isfinite(v) && !is_representable(v, format)) all = false;
+    if (all) return format;
+  }
+  return Format::float64;
+}
+
+// Both fingerprints, when both inputs are goldens that have one.
+std::optional<FingerprintComparison> compare_inputs(const TreeInput& old_input, const TreeInput& new_input) {
+  if (!old_input.golden || !new_input.golden || !old_input.golden->fingerprint ||
+      !new_input.golden->fingerprint)
+    return std::nullopt;
+  const Fingerprint& a = *old_input.golden->fingerprint;
+  const Fingerprint& b = *new_input.golden->fingerprint;
+  return compare_fingerprints(a, b, output_format_of(a, b));
+}
+
 }  // namespace
 
 int run_diff(const DiffCommandOptions& options) {
   const TreeInput old_input = read_tree_input(options.old_input);
   const TreeInput new_input = read_tree_input(options.new_input);
   const TreeDiff diff = diff_trees(old_input.tree, new_input.tree);
-  const bool equal = diff.comparable && diff.equal;
+  const auto change = compare_inputs(old_input, new_input);
+  const bool same_bits = !change || change->same();
+  const bool equal = diff.comparable && diff.equal && same_bits;
   if (options.json) {
     Json document = json_document("diff");
     document["old"] = tree_input_to_json(old_input);
     document["new"] = tree_input_to_json(new_input);
     document["diff"] = diff_to_json(diff);
+    document["fingerprint_change"] = change ? fingerprint_change_to_json(*change) : Json(nullptr);
     write_json(std::cout, document);
-  } else if (equal) {
+  } else if (diff.comparable && diff.equal) {
     std::cout << "the trees are identical: " << format_summary(diff.new_summary) << "\n";
+    if (change) std::cout << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
   } else {
     DiffLabels labels;
     labels.old_name = "old";
@@ -67,6 +98,7 @@ int run_diff(const DiffCommandOptions& options) {
     }
     if (new_input.golden) labels.new_identity = golden_identity(new_input.golden->meta);
     std::cout << render_diff_text(diff, labels);
+    if (change) std::cout << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
   }
   return equal ? kExitOk : kExitFailure;
 }

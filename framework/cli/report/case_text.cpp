@@ -11,11 +11,19 @@ namespace fprev::cli {
 namespace {
 
 constexpr const char* kTreeChanged = "the summation tree changed";
+constexpr const char* kArithmeticChanged = "the arithmetic changed under the same summation tree";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
 
+// The tree is the golden's but the fingerprint is not.
+bool fingerprint_changed(const CaseResult& r) {
+  return r.fingerprint_change && !r.fingerprint_change->same();
+}
+bool arithmetic_only(const CaseResult& r) { return r.status == CaseStatus::differs && fingerprint_changed(r); }
+
 std::string detail_of(const CaseResult& r) {
+  if (arithmetic_only(r)) return "tree unchanged; " + r.fingerprint_change->summary();
   switch (r.status) {
     case CaseStatus::passed:
     case CaseStatus::created:
@@ -101,7 +109,7 @@ std::string test_name(const CaseResult& r) {
 std::string failure_reason(const CaseResult& r, bool strict) {
   if (!is_failure(r.status, strict)) return "";
   switch (r.status) {
-    case CaseStatus::differs: return kTreeChanged;
+    case CaseStatus::differs: return arithmetic_only(r) ? kArithmeticChanged : kTreeChanged;
     case CaseStatus::misbehaves:
       return r.diagnostic ? std::string(kTargetMisbehaves) + ": " + std::string(to_string(r.diagnostic->finding))
                           : kTargetMisbehaves;
@@ -112,7 +120,7 @@ std::string failure_reason(const CaseResult& r, bool strict) {
 }
 
 std::vector<std::string> all_failure_reasons() {
-  std::vector<std::string> reasons = {kTreeChanged, kGoldenUnreadable, kMissingInStrictMode};
+  std::vector<std::string> reasons = {kTreeChanged, kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode};
   // Every finding by name, then the bare phrase, which also covers findings added later.
   for (int f = 0; f <= static_cast<int>(Finding::target_error); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
@@ -128,13 +136,19 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
   switch (r.status) {
     case CaseStatus::differs:
       out << "FAILED " << name << ": " << reason << "\n";
-      print_indented_diff(out, r, "golden", "revealed");
+      if (arithmetic_only(r))
+        out << "  tree unchanged; " << r.fingerprint_change->summary() << "\n"
+            << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
+      else
+        print_indented_diff(out, r, "golden", "revealed");
       out << "  golden file: " << r.golden_path.string() << "\n";
       out << "  if the change is intended, accept it with:\n    " << accept_command << "\n";
       break;
     case CaseStatus::misbehaves:
       out << "FAILED " << name << ": " << reason << "\n";
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
+      if (r.fingerprint_change)
+        out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
       break;
     case CaseStatus::broken_golden:
       out << "FAILED " << name << ": " << reason << "\n  " << r.message << "\n"
@@ -152,7 +166,12 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
       break;
     case CaseStatus::changed:
       out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";
-      if (r.golden && r.revealed) print_indented_diff(out, r, "old", "new");
+      if (fingerprint_changed(r))
+        out << "  tree unchanged; " << r.fingerprint_change->summary() << "\n";
+      else if (r.golden && r.revealed && r.golden->tree == *r.revealed)
+        out << "  tree unchanged; arithmetic fingerprint added\n";
+      else if (r.golden && r.revealed)
+        print_indented_diff(out, r, "old", "new");
       break;
     case CaseStatus::created:
       out << "CREATED " << name << " (" << r.golden_path.string() << ")\n";
@@ -161,6 +180,10 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
       out << "REPAIRED " << name << " (" << r.golden_path.string() << ")\n";
       break;
     case CaseStatus::passed:
+      if (r.golden && !r.golden->fingerprint)
+        out << "NOTE " << name << ": the golden has no arithmetic fingerprint (an older file), so only "
+            << "its tree was compared; add one with:\n    " << accept_command << "\n";
+      break;
     case CaseStatus::unchanged:
       break;
   }

@@ -81,6 +81,52 @@ Json golden_to_json(const Golden& golden) {
   Json json = Json::object();
   json["metadata"] = metadata_to_json(golden.meta);
   json["tree"] = tree_to_json(golden.tree);
+  json["fingerprint"] = golden.fingerprint ? fingerprint_to_json(*golden.fingerprint) : Json(nullptr);
+  return json;
+}
+
+Json fingerprint_to_json(const Fingerprint& fingerprint) {
+  Json json = Json::object();
+  json["digest"] = fingerprint.digest();
+  json["facts"] = string_map_to_json(fingerprint.facts);
+  json["model"] = fingerprint.model;
+  Json outputs = Json::object();
+  for (const auto& [set, values] : fingerprint.outputs) {
+    Json list = Json::array();
+    for (double v : values) list.push_back(hex_double(v));
+    outputs[set] = std::move(list);
+  }
+  json["outputs"] = std::move(outputs);
+  return json;
+}
+
+Json fingerprint_change_to_json(const FingerprintComparison& change) {
+  Json json = Json::object();
+  json["same"] = change.same();
+  json["summary"] = change.summary();
+  json["inputs"] = change.inputs;
+  json["differing_outputs"] = change.differing_outputs;
+  if (change.differing_outputs != 0) {
+    Json first = Json::object();
+    first["set"] = change.first_set;
+    first["row"] = change.first_row;
+    first["golden"] = hex_double(change.golden_output);
+    first["new"] = hex_double(change.new_output);
+    first["ulps"] = change.ulps ? Json(*change.ulps) : Json(nullptr);
+    json["first_difference"] = std::move(first);
+  } else {
+    json["first_difference"] = nullptr;
+  }
+  json["changed_facts"] = change.changed_facts;
+  json["inputs_comparable"] = change.inputs_comparable;
+  return json;
+}
+
+Json fingerprint_stats_to_json(const FingerprintStats& stats) {
+  Json json = Json::object();
+  json["target_calls"] = stats.target_calls;
+  json["inputs"] = stats.inputs;
+  json["seconds"] = stats.seconds;
   return json;
 }
 
@@ -208,6 +254,9 @@ Json case_to_json(const CaseResult& r, bool strict, const std::string& accept_co
   json["diagnostic"] = r.diagnostic ? diagnostic_to_json(*r.diagnostic) : Json(nullptr);
   json["stats"] = r.revealed || r.diagnostic ? stats_to_json(r.stats) : Json(nullptr);
   json["accept_command"] = text_or_null(accept_command);
+  json["fingerprint"] = r.fingerprint ? fingerprint_to_json(*r.fingerprint) : Json(nullptr);
+  json["fingerprint_change"] = r.fingerprint_change ? fingerprint_change_to_json(*r.fingerprint_change) : Json(nullptr);
+  json["fingerprint_stats"] = r.fingerprint ? fingerprint_stats_to_json(r.fingerprint_stats) : Json(nullptr);
   return json;
 }
 

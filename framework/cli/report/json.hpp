@@ -34,7 +34,10 @@ Json json_document(std::string_view command);
 Json tree_to_json(const Tree& tree);                  // summary fields and the S-expression
 Json identity_to_json(const Identity& identity);
 Json metadata_to_json(const GoldenMetadata& meta);
-Json golden_to_json(const Golden& golden);            // {"metadata", "tree"}
+Json golden_to_json(const Golden& golden);            // {"metadata", "tree", "fingerprint"}
+Json fingerprint_to_json(const Fingerprint& fingerprint);
+Json fingerprint_change_to_json(const FingerprintComparison& change);
+Json fingerprint_stats_to_json(const FingerprintStats& stats);
 Json diff_to_json(const TreeDiff& diff);
 Json stats_to_json(const RevealStats& stats);
 // The classes of an order map, one entry per region: {"class": k, "rows": [[first, last], ...],

@@ -47,11 +47,13 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fprev/fingerprint.hpp"
 #include "fprev/source_position.hpp"
 #include "fprev/tree.hpp"
 
@@ -80,6 +82,13 @@ struct GoldenMetadata {
 struct Golden {
   GoldenMetadata meta;
   Tree tree;
+  // The arithmetic fingerprint (fprev/fingerprint.hpp), written as header lines
+  //   fingerprint.digest: <16 hex digits>       (checked against the outputs when read)
+  //   fingerprint.fact.<name>: <value>          (sorted by name)
+  //   fingerprint.model: <value>
+  //   fingerprint.outputs.<set>: <hex float> ...  (one line per input set, in row order)
+  // Absent in goldens written before fingerprints existed: check then compares the tree only.
+  std::optional<Fingerprint> fingerprint = std::nullopt;
 };
 
 // A golden file that does not parse. what() is "<path>:<line>: <message>" (format_position), or
@@ -135,7 +144,8 @@ enum class StoreOutcome {
 };
 std::string_view to_string(StoreOutcome outcome);
 
-// What `update` should call: writes `golden` unless the file already holds the same tree.
+// What `update` should call: writes `golden` unless the file already holds the same tree and
+// fingerprint.
 // Metadata differences alone (a new library version giving the same tree) do not rewrite the file.
 StoreOutcome store_golden(const std::filesystem::path& path, const Golden& golden);
 

@@ -43,8 +43,14 @@ struct CaseResult {
   std::filesystem::path golden_path;
   Identity identity;                  // of the backend instance, when it could be opened
   std::string target_description;
+  Format revealed_output = Format::float64;  // the target's output format (for distances in ulps)
   std::optional<Golden> golden;       // the golden that was read (check)
   std::optional<Tree> revealed;       // the tree revealed now
+  std::optional<Fingerprint> fingerprint;  // measured now on the revealed tree (fprev/fingerprint.hpp)
+  FingerprintStats fingerprint_stats;
+  // check: the golden's fingerprint against the one measured now (absent when the golden has none
+  // or the tree differs); differs when it is not same().
+  std::optional<FingerprintComparison> fingerprint_change;
   std::optional<Diagnostic> diagnostic;
   std::string message;                // why unavailable, the parse error, "no golden for ..."
   RevealStats stats;

@@ -12,11 +12,10 @@
 #include "simulate_internal.hpp"
 
 namespace fprev {
-namespace {
 
 // Round-to-odd of a + b in double precision: rounding that result once more to any format with at
 // most 51 significand bits gives the correctly rounded sum (no double-rounding error).
-double add_round_to_odd(double a, double b) {
+double detail::add_round_to_odd(double a, double b) {
   const double s = a + b;
   const double z = s - a;
   const double error = (a - (s - z)) + (b - z);  // TwoSum: a + b == s + error exactly
@@ -28,8 +27,6 @@ double add_round_to_odd(double a, double b) {
   return std::nextafter(s, error > 0 ? INFINITY : -INFINITY);
 }
 
-}  // namespace
-
 double detail::add_in_format(double a, double b, Format format) {
   switch (format) {
     case Format::float64:
@@ -39,10 +36,10 @@ double detail::add_in_format(double a, double b, Format format) {
       const auto fa = static_cast<float>(a), fb = static_cast<float>(b);
       if (static_cast<double>(fa) == a && static_cast<double>(fb) == b)
         return static_cast<double>(fa + fb);
-      return round_to_format(add_round_to_odd(a, b), format);
+      return round_to_format(detail::add_round_to_odd(a, b), format);
     }
     default:
-      return round_to_format(add_round_to_odd(a, b), format);
+      return round_to_format(detail::add_round_to_odd(a, b), format);
   }
 }
 
@@ -73,7 +70,17 @@ double round_scaled_integer(UInt128 magnitude, bool negative, int exponent, Form
 
 }  // namespace
 
-double detail::fused_sum(std::span<const double> terms, Format accumulator, int extra_bits) {
+double detail::round_toward_zero(double x, Format format) {
+  if (x == 0.0 || !std::isfinite(x)) return x;
+  const FormatInfo& info = format_info(format);
+  const int e = std::max(std::ilogb(x), info.min_exponent);
+  const int quantum = e - (info.precision - 1);
+  const double truncated = std::ldexp(std::trunc(std::ldexp(x, -quantum)), quantum);
+  return std::fabs(truncated) > info.max_finite ? std::copysign(info.max_finite, x) : truncated;
+}
+
+double detail::fused_sum(std::span<const double> terms, Format accumulator, int extra_bits,
+                         bool truncate_result) {
   int max_exponent = INT32_MIN;
   double naive = 0.0;  // NaN and infinities propagate as in any adder
   for (double t : terms) {
@@ -96,6 +103,10 @@ double detail::fused_sum(std::span<const double> terms, Format accumulator, int 
   const UInt128 magnitude = negative ? static_cast<UInt128>(-sum)
                                                : static_cast<UInt128>(sum);
   if (magnitude == 0) return 0.0;
+  if (truncate_result && (magnitude >> 53) == 0) {
+    const double value = std::ldexp(static_cast<double>(magnitude), quantum_exponent);  // exact
+    return round_toward_zero(negative ? -value : value, accumulator);
+  }
   return round_scaled_integer(magnitude, negative, quantum_exponent, accumulator);
 }
 

@@ -52,6 +52,21 @@ void fail_case(CaseResult& result, Finding finding, const std::string& message) 
   result.diagnostic = d;
 }
 
+// A target whose probes no longer give a tree may still add in the golden's order with another
+// arithmetic (rounding toward zero breaks the masks of the all-one construction): the fingerprint
+// measured with the golden's tree then says what changed.
+void explain_with_golden_tree(Target& target, CaseResult& result) {
+  if (!result.golden || !result.golden->fingerprint || result.golden->tree.leaf_count() != target.info().n)
+    return;
+  try {
+    result.fingerprint = measure_fingerprint(target, result.golden->tree, &result.fingerprint_stats);
+    result.fingerprint_change =
+        compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, result.revealed_output);
+  } catch (const TargetError&) {
+    result.fingerprint.reset();  // the diagnostic stands alone
+  }
+}
+
 }  // namespace
 
 Runner::Runner(const BackendRegistry& registry, RunnerOptions options)
@@ -107,10 +122,12 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
   result.platform_key = instance.identity.platform_key;
   result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
                                    result.platform_key, c.id);
+  std::unique_ptr<Target> target;
   try {
     instance.instance->validate_case(c.params);
-    auto target = instance.instance->make_target(c.params);
+    target = instance.instance->make_target(c.params);
     result.target_description = target->info().description;
+    result.revealed_output = target->info().traits.output;
     RevealResult revealed = reveal(*target, options_.reveal);
     result.stats = revealed.stats;
     if (!revealed.map.single_class()) {
@@ -125,6 +142,7 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
       return false;
     }
     result.revealed = std::move(revealed.tree);
+    result.fingerprint = measure_fingerprint(*target, *result.revealed, &result.fingerprint_stats);
     return true;
   } catch (const BackendUnavailable& e) {  // e.g. a data type this GPU generation lacks
     result.status = CaseStatus::unavailable;
@@ -132,6 +150,7 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
   } catch (const RevealFailure& e) {
     result.status = CaseStatus::misbehaves;
     result.diagnostic = e.diagnostic();
+    explain_with_golden_tree(*target, result);
   } catch (const ConfigError& e) {
     fail_case(result, Finding::unsupported, e.what());
   } catch (const TargetError& e) {
@@ -180,6 +199,12 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   }
   if (reveal_case(suite, c, result)) {
     result.status = *result.revealed == result.golden->tree ? CaseStatus::passed : CaseStatus::differs;
+    // The same order can still give other bits: the fingerprint fails the case too.
+    if (result.status == CaseStatus::passed && result.golden->fingerprint && result.fingerprint) {
+      const Format output = result.revealed_output;
+      result.fingerprint_change = compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, output);
+      if (!result.fingerprint_change->same()) result.status = CaseStatus::differs;
+    }
   }
   result.seconds = seconds_since(start);
   return result;
@@ -203,11 +228,15 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
     golden.meta.extra["target"] = result.target_description;
     if (!result.stats.arithmetic_note.empty()) golden.meta.extra["arithmetic"] = result.stats.arithmetic_note;
     golden.tree = *result.revealed;
+    golden.fingerprint = result.fingerprint;
     try {
       if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path);
     } catch (const std::exception&) {
       // unparsable: store_golden reports it as repaired
     }
+    if (result.golden && result.golden->fingerprint && result.fingerprint && result.golden->tree == golden.tree)
+      result.fingerprint_change =
+          compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, result.revealed_output);
     switch (store_golden(result.golden_path, golden)) {
       case StoreOutcome::created: result.status = CaseStatus::created; break;
       case StoreOutcome::unchanged: result.status = CaseStatus::unchanged; break;

@@ -45,6 +45,7 @@ constexpr KeySpec kKeys[] = {
     {Key::sexpr, "sexpr", false},  // required only for small trees (see kMaxSexprLine)
 };
 constexpr std::string_view kExtraPrefix = "extra.";
+constexpr std::string_view kFingerprintPrefix = "fingerprint.";
 
 std::string allowed_keys() {
   std::string out;
@@ -52,7 +53,8 @@ std::string allowed_keys() {
     out += spec.name;
     out += ", ";
   }
-  out += "extra.<name>";
+  out += "extra.<name>, fingerprint.digest, fingerprint.model, fingerprint.fact.<name>, "
+         "fingerprint.outputs.<set>";
   return out;
 }
 
@@ -259,6 +261,28 @@ void append_key(std::string& out, std::string_view key, std::string_view value) 
 
 }  // namespace
 
+namespace {
+
+void append_fingerprint(std::string& out, const Fingerprint& fingerprint) {
+  append_key(out, "fingerprint.digest", fingerprint.digest());
+  for (const auto& [name, value] : fingerprint.facts) {
+    if (!is_extra_key_name(name)) throw GoldenIoError("cannot write golden: fact name '" + name + "'");
+    append_key(out, "fingerprint.fact." + name, value);
+  }
+  append_key(out, "fingerprint.model", fingerprint.model);
+  for (const auto& [set, values] : fingerprint.outputs) {
+    if (!is_extra_key_name(set)) throw GoldenIoError("cannot write golden: input set name '" + set + "'");
+    std::string line;
+    for (double v : values) {
+      if (!line.empty()) line += ' ';
+      line += hex_double(v);
+    }
+    append_key(out, "fingerprint.outputs." + set, line);
+  }
+}
+
+}  // namespace
+
 GoldenParseError::GoldenParseError(std::string path, std::size_t line, std::string message)
     : std::runtime_error(format_position(SourcePosition::at_line(path, line)) + ": " + message),
       where_(SourcePosition::at_line(std::move(path), line)),
@@ -286,6 +310,7 @@ std::string write_golden_text(const Golden& golden) {
   append_key(out, "tool-version", meta.tool_version);
   append_key(out, "created", meta.created);
   for (const auto& [key, value] : meta.extra) append_key(out, std::string(kExtraPrefix) + key, value);
+  if (golden.fingerprint) append_fingerprint(out, *golden.fingerprint);
   append_key(out, "leaves", std::to_string(tree.leaf_count()));
   append_key(out, "inner-nodes", std::to_string(tree.inner_count()));
   append_key(out, "depth", std::to_string(tree.depth()));
@@ -370,8 +395,45 @@ void parse_magic(LineReader& reader) {
 }
 
 // Reads `key: value` lines up to the nodes marker.
+// fingerprint.* lines into `fingerprint` (the digest is checked by the caller).
+void parse_fingerprint_line(LineReader& reader, std::string_view name, const std::string& value,
+                            std::optional<Fingerprint>& fingerprint, std::string& digest) {
+  if (!fingerprint) fingerprint.emplace();
+  const auto suffix = [&](std::string_view prefix) -> std::optional<std::string> {
+    if (!name.starts_with(prefix)) return std::nullopt;
+    const std::string rest(name.substr(prefix.size()));
+    if (!is_extra_key_name(rest)) reader.fail("malformed key 'fingerprint." + std::string(name) + "'");
+    return rest;
+  };
+  if (name == "digest") {
+    digest = value;
+  } else if (name == "model") {
+    fingerprint->model = value;
+  } else if (const auto fact = suffix("fact.")) {
+    fingerprint->facts[*fact] = value;
+  } else if (const auto set = suffix("outputs.")) {
+    std::vector<double>& outputs = fingerprint->outputs[*set];
+    std::string_view rest = value;
+    while (!rest.empty()) {
+      const std::size_t space = rest.find(' ');
+      const std::string_view token = rest.substr(0, space);
+      const auto parsed = parse_hex_double(token);
+      if (!parsed)
+        reader.fail("fingerprint output '" + std::string(token) +
+                    "' is not a canonical hexadecimal float (e.g. 0x1.8p+3, -0x0p+0, inf, nan)");
+      outputs.push_back(*parsed);
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    }
+  } else {
+    reader.fail("unknown key 'fingerprint." + std::string(name) +
+                "'; allowed: fingerprint.digest, fingerprint.model, fingerprint.fact.<name>, "
+                "fingerprint.outputs.<set>");
+  }
+}
+
 void parse_header(LineReader& reader, std::map<Key, HeaderValue>& values,
-                  std::map<std::string, HeaderValue>& extra) {
+                  std::map<std::string, HeaderValue>& extra, std::optional<Fingerprint>& fingerprint,
+                  HeaderValue& digest) {
   std::map<std::string, std::size_t, std::less<>> seen;  // key -> line
   while (true) {
     const auto line = reader.next();
@@ -400,6 +462,12 @@ void parse_header(LineReader& reader, std::map<Key, HeaderValue>& values,
     auto value = unescape_value(raw, error);
     if (!value) reader.fail("key " + quoted_key + ": " + error);
 
+    if (key.starts_with(kFingerprintPrefix)) {
+      if (key == "fingerprint.digest") digest.line = reader.line();
+      parse_fingerprint_line(reader, std::string_view(key).substr(kFingerprintPrefix.size()), *value,
+                             fingerprint, digest.value);
+      continue;
+    }
     if (key.starts_with(kExtraPrefix)) {
       const std::string name = key.substr(kExtraPrefix.size());
       if (!is_extra_key_name(name))
@@ -608,8 +676,17 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
   parse_magic(reader);
   std::map<Key, HeaderValue> values;
   std::map<std::string, HeaderValue> extra;
-  parse_header(reader, values, extra);
+  std::optional<Fingerprint> fingerprint;
+  HeaderValue digest;
+  parse_header(reader, values, extra, fingerprint, digest);
   const std::size_t marker_line = reader.line();
+  if (fingerprint) {
+    if (digest.line == 0) reader.fail_at(marker_line, "missing key 'fingerprint.digest'");
+    if (fingerprint->outputs.empty()) reader.fail_at(marker_line, "missing key 'fingerprint.outputs.<set>'");
+    if (digest.value != fingerprint->digest())
+      reader.fail_at(digest.line, "fingerprint.digest is '" + digest.value + "' but the outputs give '" +
+                                      fingerprint->digest() + "' (edited by hand?)");
+  }
 
   for (const auto& spec : kKeys)
     if (spec.key != Key::sexpr && !values.contains(spec.key))
@@ -627,6 +704,7 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
   meta.tool_version = values[Key::tool_version].value;
   meta.created = values[Key::created].value;
   for (auto& [key, value] : extra) meta.extra[key] = std::move(value.value);
+  golden.fingerprint = std::move(fingerprint);
 
   const std::pair<Key, const std::string*> components[] = {
       {Key::suite, &meta.suite}, {Key::case_id, &meta.case_id}, {Key::backend, &meta.backend},

@@ -1,0 +1,77 @@
+// The fingerprint's experiments: inputs with a few non-zero leaves, evaluated in batches.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fprev/fingerprint.hpp"
+
+namespace fprev::detail {
+
+// A summand's value at one leaf; every other leaf is zero.
+struct LeafValue {
+  std::uint32_t leaf;
+  double value;
+};
+
+// Collects experiments and evaluates them in batches of up to max_batch rows (rows of one batch
+// share the right factors, as a GEMM's rows share B). Rows are materialised only while their batch
+// is being filled, so memory stays O(max_batch x n) however many experiments there are.
+class Lab {
+ public:
+  Lab(Target& target, FingerprintStats& stats);
+  // A summand value split over both factors of a product (a * b == value, both exact in the input
+  // format), or nullopt when the input format cannot express it.
+  std::optional<std::pair<double, double>> split(double value) const;
+  // Queues an experiment; returns its index, or nullopt when a value cannot be expressed.
+  std::optional<std::size_t> add(const std::vector<LeafValue>& values);
+  // Queues an experiment with explicit factors: a per leaf and one right factor shared by all leaves.
+  std::size_t add_factors(const std::vector<LeafValue>& a, double shared_b);
+  // Evaluates everything queued; afterwards output(i) is valid for every index returned so far.
+  void run();
+  double output(std::size_t index) const { return outputs_.at(index); }
+  const TargetInfo& info() const { return info_; }
+
+ private:
+  struct Pending {
+    std::vector<LeafValue> a;
+    std::vector<LeafValue> b;  // right factors other than `b_default`
+    double b_default = 1.0;
+  };
+  void evaluate(std::size_t begin, std::size_t end);
+
+  Target& target_;
+  const TargetInfo& info_;
+  FingerprintStats& stats_;
+  std::vector<Pending> pending_;
+  std::size_t first_pending_ = 0;  // index of pending_[0]
+  std::vector<double> outputs_;
+};
+
+// Evaluates rows x n inputs with shared right factors `b`, in batches; appends the outputs.
+void evaluate_rows(Target& target, std::size_t rows, std::span<const double> a,
+                   std::span<const double> b, std::vector<double>& outputs, FingerprintStats& stats);
+
+// The arithmetic the facts describe, for simulating the tree with them (fingerprint_model.cpp).
+struct FactModel {
+  enum class Products : std::uint8_t { rounded, exact, contracted };
+  std::vector<Format> node_format;  // per node id (inner nodes): the precision its result keeps
+  bool round_toward_zero = false;
+  Products products = Products::rounded;
+  int fused_extra_bits = 0;
+  bool fused_truncates = true;  // the fused sum's final normalisation truncates (else: to nearest)
+};
+
+// The facts (see fingerprint.hpp), measured with `lab` on the target whose tree is `tree`, and the
+// model they make, or nullopt with the reason when the simulation cannot express them.
+std::map<std::string, std::string> measure_facts(Lab& lab, const Tree& tree,
+                                                 std::optional<FactModel>& model, std::string& why_not);
+
+// The output the model predicts for one input row.
+double simulate_with_facts(const Tree& tree, const NumericTraits& traits, const FactModel& model,
+                           std::span<const double> a, std::span<const double> b);
+
+}  // namespace fprev::detail
