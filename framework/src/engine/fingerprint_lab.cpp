@@ -9,20 +9,25 @@ void evaluate_rows(Target& target, std::size_t rows, std::span<const double> a,
                    std::span<const double> b, std::vector<double>& outputs, FingerprintStats& stats) {
   const TargetInfo& info = target.info();
   const std::size_t n = info.n;
-  const std::size_t batch = std::max<std::size_t>(1, info.max_batch);
-  std::vector<double> out(batch);
+  // A grid target (GEMM, GEMV) answers a whole grid per call with input p on row p: the batch is
+  // its rows and input p's output is element (p, 0). Only single-class results are fingerprinted,
+  // so every element of row p follows the same tree.
+  const bool grid = info.is_grid();
+  const std::size_t batch = grid ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
+  std::vector<double> out(grid ? info.grid.size() : batch);
   for (std::size_t row = 0; row < rows; row += batch) {
     const std::size_t count = std::min(batch, rows - row);
     ValueBatch values;
     values.rows = count;
     values.a = a.subspan(row * n, count * n);
     values.b = b;
+    values.placement = Placement::rows;
     const auto start = std::chrono::steady_clock::now();
-    target.evaluate(values, std::span<double>(out.data(), count));
+    target.evaluate(values, std::span<double>(out.data(), grid ? out.size() : count));
     stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++stats.target_calls;
     stats.inputs += count;
-    outputs.insert(outputs.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(count));
+    for (std::size_t p = 0; p < count; ++p) outputs.push_back(out[grid ? p * info.grid.columns : p]);
   }
 }
 
