@@ -43,6 +43,13 @@ std::string AcceptCommand::for_case(const Suite& suite, const SuiteCase& c) cons
   return command;
 }
 
+std::string AcceptCommand::for_whole_suite(const std::string& case_command) {
+  // for_case() ends with " --backend <b> --case <c>", and instance names and case ids are
+  // file-name safe, so the last " --backend " starts that tail.
+  const std::size_t tail = case_command.rfind(" --backend ");
+  return tail == std::string::npos ? case_command : case_command.substr(0, tail);
+}
+
 std::string shell_quote(std::string_view word) {
   const auto safe = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0 ||

@@ -20,6 +20,8 @@ class AcceptCommand {
   // "[VAR=value ...] <program> update [--suites ... --golden ...] --suite S --backend B --case C",
   // each word quoted for a POSIX shell where needed.
   std::string for_case(const Suite& suite, const SuiteCase& c) const;
+  // The same command for every case of the suite: for_case() without its --backend and --case.
+  static std::string for_whole_suite(const std::string& case_command);
 
  private:
   std::string program_;

@@ -1,8 +1,8 @@
 #include "tree_input.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "exit_status.hpp"
 #include "fprev/sexpr.hpp"
@@ -27,25 +27,32 @@ TreeInput read_tree_input(const std::string& argument) {
     if (argument.empty() || (argument.front() != '(' && !std::isdigit(static_cast<unsigned char>(argument.front()))))
       throw UsageError("'" + argument + "' is neither a file nor an S-expression such as ((0 1) 2)");
     input.label = "<sexpr>";
-    input.tree = parse_or_explain(argument, "<sexpr>");
+    input.result = Golden::of_tree({}, parse_or_explain(argument, "<sexpr>"));
     return input;
   }
   input.label = argument;
-  std::ifstream file(argument);
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  std::string text = buffer.str();
+  // Bounded like a golden: a file given by mistake (a log, a device) is refused, not read whole.
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(argument, error);
+  std::ifstream file(argument, std::ios::binary);
+  if (error || !file) throw UsageError("cannot read " + argument);
+  std::string text(static_cast<std::size_t>(std::min<std::uintmax_t>(size, kMaxGoldenBytes + 1)), '\0');
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(file.gcount()));
+  if (size > kMaxGoldenBytes)
+    throw UsageError(argument + ": larger than " + std::to_string(kMaxGoldenBytes) +
+                     " bytes, the most a golden or an S-expression file may have");
   if (text.rfind("# fprev-golden", 0) == 0) {
     try {
-      input.golden = parse_golden_text(text, argument);
+      input.result = parse_golden_text(text, argument);
     } catch (const GoldenParseError& e) {
       throw UsageError(e.what());
     }
-    input.tree = input.golden->tree;
+    input.is_golden_file = true;
     return input;
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  input.tree = parse_or_explain(text, argument);
+  input.result = Golden::of_tree({}, parse_or_explain(text, argument));
   return input;
 }
 

@@ -1,5 +1,5 @@
-// Reading a tree given on the command line: a golden file, a file holding an S-expression, or an
-// S-expression itself.
+// Reading a result given on the command line: a golden file (a tree, an order map or a recorded
+// finding), a file holding an S-expression, or an S-expression itself.
 #pragma once
 
 #include <optional>
@@ -10,9 +10,10 @@
 namespace fprev::cli {
 
 struct TreeInput {
-  std::string label;              // the path or "<sexpr>"
-  Tree tree;
-  std::optional<Golden> golden;   // when a golden file was given
+  std::string label;   // the path or "<sexpr>"
+  Golden result;       // what it records; an S-expression is a single tree without metadata
+  bool is_golden_file = false;
+  const Tree* tree() const { return result.is_single_tree() ? &result.tree() : nullptr; }
 };
 
 TreeInput read_tree_input(const std::string& argument);  // throws UsageError with the position

@@ -57,6 +57,15 @@ inline std::unique_ptr<BackendInstance> open_blas(const std::string& library, in
   return blas_backend().open({{"library", library}, {"threads", std::to_string(threads)}});
 }
 
+// OpenBLAS forced to one kernel family, so that a test's expectations do not depend on the family
+// OpenBLAS would pick for this machine's CPU. Sandybridge (AVX) runs on every x86-64 CI machine.
+inline std::unique_ptr<BackendInstance> open_openblas_family(const std::string& kernel = "Sandybridge",
+                                                             int threads = 1) {
+  unsetenv(kLibraryEnvironmentVariable);
+  return blas_backend().open(
+      {{"library", "openblas"}, {"kernel", kernel}, {"threads", std::to_string(threads)}});
+}
+
 // BLIS and the netlib reference BLAS are test dependencies (the CI installs them); OpenBLAS is
 // the product's default and must be there.
 #define FPREV_OPEN_OR_SKIP(var, library, threads)                                           \

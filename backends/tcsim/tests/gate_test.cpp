@@ -65,7 +65,7 @@ TEST_F(TcsimGate, ChangedKTileFailsWithTheMovedBoundary) {
   const fprev::CaseResult r = run("    k_tile: 48\n    split_k: 2\n", false);  // [0,96) [96,100)
   ASSERT_EQ(r.status, fprev::CaseStatus::differs);
   ASSERT_TRUE(r.golden.has_value() && r.revealed.has_value());
-  const std::string report = fprev::render_diff_text(r.golden->tree, *r.revealed);
+  const std::string report = fprev::render_diff_text(r.golden->tree(), *r.revealed_tree());
   // The old second slice starts with the 4-product step (64 65 66 67); the new one is (96 .. 99).
   EXPECT_NE(report.find("(64 65 66 67)"), std::string::npos) << report;
   EXPECT_NE(report.find("(96 97 98 99)"), std::string::npos) << report;

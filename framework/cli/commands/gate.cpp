@@ -72,9 +72,12 @@ int run_gate(const GateOptions& options, bool update) {
     reporter->case_started(k, test_name(*sc.suite, *sc.c));
     results.push_back(update ? runner.update(*sc.suite, *sc.c) : runner.check(*sc.suite, *sc.c));
     const CaseResult& r = results.back();
+    // A misbehaving target can be accepted too: update records its finding as the baseline.
+    const bool recordable_finding = r.status == CaseStatus::misbehaves && r.diagnostic &&
+                                    is_recordable(r.diagnostic->finding);
     const bool needs_accept = r.status == CaseStatus::differs ||
                               r.status == CaseStatus::missing_golden ||
-                              r.status == CaseStatus::broken_golden;
+                              r.status == CaseStatus::broken_golden || recordable_finding;
     reporter->case_finished(r, needs_accept ? accept.for_case(*sc.suite, *sc.c) : "");
   }
   const auto obsolete = obsolete_goldens(selection.golden_root, selection.suites);

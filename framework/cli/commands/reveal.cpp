@@ -74,7 +74,7 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
 // docs/json.md, "reveal": the tree, or the diagnostic of a target that misbehaves.
 Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const TargetInfo& info,
                     const RevealOptions& options, const RevealResult* result,
-                    const Diagnostic* diagnostic, const Fingerprint* fingerprint = nullptr) {
+                    const Diagnostic* diagnostic, const std::vector<Fingerprint>& fingerprints = {}) {
   Json document = json_document("reveal");
   document["backend"] = std::string(backend.name());
   document["settings"] = params_to_json(opened.settings);
@@ -90,7 +90,11 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["classes"] = result ? order_classes_to_json(result->map) : Json(nullptr);
   document["stats"] = result ? stats_to_json(result->stats) : Json(nullptr);
   document["diagnostic"] = diagnostic ? diagnostic_to_json(*diagnostic) : Json(nullptr);
-  document["fingerprint"] = fingerprint ? fingerprint_to_json(*fingerprint) : Json(nullptr);
+  // One fingerprint per class of the map; "fingerprint" is class 0's (the only one of a single tree).
+  document["fingerprint"] = fingerprints.empty() ? Json(nullptr) : fingerprint_to_json(fingerprints.front());
+  Json per_class = Json::array();
+  for (const Fingerprint& f : fingerprints) per_class.push_back(fingerprint_to_json(f));
+  document["fingerprints"] = std::move(per_class);
   return document;
 }
 
@@ -114,21 +118,19 @@ int run_reveal(const RevealCommandOptions& options) {
   const auto target = opened.instance->make_target(opened.case_params);
   try {
     const RevealResult result = reveal(*target, reveal_options);
-    // One fingerprint per case for now: a multi-class order map gets none yet (per class is open).
-    const bool fingerprinted = result.map.single_class();
     if (format == "json") {
-      std::optional<Fingerprint> fingerprint;
-      if (fingerprinted) fingerprint = measure_fingerprint(*target, result.tree);
+      const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map);
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
-                                           nullptr, fingerprint ? &*fingerprint : nullptr));
+                                           nullptr, fingerprints));
     } else if (format == "text") {
       print_text(std::cout, target->info(), result);
-      if (fingerprinted) {
-        FingerprintStats stats;
-        const Fingerprint fingerprint = measure_fingerprint(*target, result.tree, &stats);
-        print_fingerprint(std::cout, fingerprint, stats);
+      FingerprintStats stats;
+      const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &stats);
+      for (std::size_t k = 0; k < fingerprints.size(); ++k) {
+        if (fingerprints.size() > 1) std::cout << "class " << k << " ";
+        print_fingerprint(std::cout, fingerprints[k], stats);
       }
-    } else if (fingerprinted) {
+    } else if (result.map.single_class()) {
       std::cout << to_sexpr(result.tree) << "\n";
     } else {  // one line per class: its regions, then its tree
       for (const OrderClass& c : result.map.classes) {

@@ -2,15 +2,20 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
+#include "../accept_command.hpp"
 #include "fprev/diff.hpp"
+#include "fprev/result_diff.hpp"
 #include "fprev/summary.hpp"
 
 namespace fprev::cli {
 namespace {
 
 constexpr const char* kTreeChanged = "the summation tree changed";
+constexpr const char* kMapChanged = "the order map changed";
+constexpr const char* kFindingChanged = "the recorded finding changed";
 constexpr const char* kArithmeticChanged = "the arithmetic changed under the same summation tree";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
@@ -22,20 +27,33 @@ bool fingerprint_changed(const CaseResult& r) {
 }
 bool arithmetic_only(const CaseResult& r) { return r.status == CaseStatus::differs && fingerprint_changed(r); }
 
+// What the case revealed, as a golden would record it (an order map or a finding).
+std::optional<Golden> revealed_result(const CaseResult& r) { return golden_of(r, "-"); }
+
+// "1000 leaves, depth 9, ..." for one tree, "order map: 2 classes of the 100 x 100 outputs", or
+// "finding nondeterministic".
+std::string result_text(const CaseResult& r) {
+  if (const Tree* tree = r.revealed_tree()) return format_summary(summarize(*tree));
+  if (r.revealed)
+    return "order map: " + std::to_string(r.revealed->classes.size()) + " classes of the " +
+           std::to_string(r.revealed->grid.rows) + " x " + std::to_string(r.revealed->grid.columns) + " outputs";
+  if (r.diagnostic) return "finding " + std::string(to_string(r.diagnostic->finding));
+  return "";
+}
+
 std::string detail_of(const CaseResult& r) {
   if (arithmetic_only(r)) return "tree unchanged; " + r.fingerprint_change->summary();
   switch (r.status) {
     case CaseStatus::passed:
+      if (r.golden && r.golden->is_finding()) return "the recorded finding persists: " + result_text(r);
+      return result_text(r);
     case CaseStatus::created:
     case CaseStatus::unchanged:
     case CaseStatus::changed:
     case CaseStatus::repaired:
-      return r.revealed ? format_summary(summarize(*r.revealed)) : "";
-    case CaseStatus::differs: {
-      const TreeDiff d = diff_trees(r.golden->tree, *r.revealed);
-      return std::to_string(d.agreeing_inner_nodes) + " of " + std::to_string(d.old_inner) +
-             " inner nodes agree; now " + summarize(*r.revealed).description;
-    }
+      return result_text(r);
+    case CaseStatus::differs:
+      return result_diff_summary(*r.golden, *revealed_result(r));
     case CaseStatus::misbehaves:
       return r.diagnostic ? std::string(to_string(r.diagnostic->finding)) : "misbehaves";
     case CaseStatus::missing_golden:
@@ -47,7 +65,7 @@ std::string detail_of(const CaseResult& r) {
   return "";
 }
 
-// The golden's tree against the revealed one, indented under the case's line.
+// The golden's result against the revealed one, indented under the case's line.
 void print_indented_diff(std::ostream& out, const CaseResult& r, const char* old_name,
                          const char* new_name) {
   DiffLabels labels;
@@ -57,8 +75,16 @@ void print_indented_diff(std::ostream& out, const CaseResult& r, const char* old
   labels.new_identity = identity_text(r.identity);
   labels.case_id = r.case_id;
   labels.platform_key = r.platform_key;
-  std::istringstream text(render_diff_text(r.golden->tree, *r.revealed, labels));
+  std::istringstream text(render_result_diff(*r.golden, *revealed_result(r), labels));
   for (std::string line; std::getline(text, line);) out << "  " << line << "\n";
+}
+
+// Which kind of change failed the case.
+const char* changed_reason(const CaseResult& r) {
+  if (arithmetic_only(r)) return kArithmeticChanged;
+  if (r.golden && r.golden->is_finding()) return kFindingChanged;
+  if ((r.golden && !r.golden->is_single_tree()) || (r.revealed && !r.revealed->single_class())) return kMapChanged;
+  return kTreeChanged;
 }
 
 void print_indented(std::ostream& out, const std::string& text) {
@@ -109,7 +135,7 @@ std::string test_name(const CaseResult& r) {
 std::string failure_reason(const CaseResult& r, bool strict) {
   if (!is_failure(r.status, strict)) return "";
   switch (r.status) {
-    case CaseStatus::differs: return arithmetic_only(r) ? kArithmeticChanged : kTreeChanged;
+    case CaseStatus::differs: return changed_reason(r);
     case CaseStatus::misbehaves:
       return r.diagnostic ? std::string(kTargetMisbehaves) + ": " + std::string(to_string(r.diagnostic->finding))
                           : kTargetMisbehaves;
@@ -120,9 +146,10 @@ std::string failure_reason(const CaseResult& r, bool strict) {
 }
 
 std::vector<std::string> all_failure_reasons() {
-  std::vector<std::string> reasons = {kTreeChanged, kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode};
+  std::vector<std::string> reasons = {kTreeChanged,      kMapChanged,       kFindingChanged,
+                                      kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode};
   // Every finding by name, then the bare phrase, which also covers findings added later.
-  for (int f = 0; f <= static_cast<int>(Finding::target_error); ++f)
+  for (int f = 0; f <= static_cast<int>(Finding::ranks_disagree); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
                       std::string(to_string(static_cast<Finding>(f))));
   reasons.push_back(kTargetMisbehaves);
@@ -149,6 +176,11 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
       if (r.fingerprint_change)
         out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
+      if (!accept_command.empty()) {
+        out << (r.golden ? "  the golden holds an order; if this misbehaviour is the expected baseline, record it with:\n    "
+                         : "  there is no golden; if this misbehaviour is the expected baseline, record it with:\n    ")
+            << accept_command << "\n";
+      }
       break;
     case CaseStatus::broken_golden:
       out << "FAILED " << name << ": " << reason << "\n  " << r.message << "\n"
@@ -158,8 +190,14 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
     case CaseStatus::missing_golden:
       out << (strict ? "FAILED " : "SKIPPED ") << name << ": "
           << (strict ? reason + ": " : std::string()) << "no golden for platform '" << r.platform_key
-          << "' (" << identity_text(r.identity) << ")\n"
-          << "  create it with: " << accept_command << "\n";
+          << "' (" << identity_text(r.identity) << ")\n";
+      if (!r.other_platforms.empty()) {
+        out << "  goldens of this case exist for other platform keys: ";
+        for (std::size_t i = 0; i < r.other_platforms.size(); ++i) out << (i ? ", " : "") << r.other_platforms[i];
+        out << "\n  (the key is what decides the order here; see fprev-golden env)\n";
+      }
+      out << "  create it with: " << accept_command << "\n"
+          << "  or record every case of the suite with: " << AcceptCommand::for_whole_suite(accept_command) << "\n";
       break;
     case CaseStatus::unavailable:
       out << "SKIPPED " << name << ": backend unavailable here: " << r.message << "\n";
@@ -168,19 +206,22 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
       out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";
       if (fingerprint_changed(r))
         out << "  tree unchanged; " << r.fingerprint_change->summary() << "\n";
-      else if (r.golden && r.revealed && r.golden->tree == *r.revealed)
-        out << "  tree unchanged; arithmetic fingerprint added\n";
-      else if (r.golden && r.revealed)
+      else if (r.golden && same_orders(*r.golden, *revealed_result(r)))
+        out << "  order unchanged; arithmetic fingerprint added or the golden rewritten in the current format\n";
+      else if (r.golden)
         print_indented_diff(out, r, "old", "new");
       break;
     case CaseStatus::created:
       out << "CREATED " << name << " (" << r.golden_path.string() << ")\n";
+      if (!r.revealed && r.diagnostic)
+        out << "  recorded the finding " << to_string(r.diagnostic->finding) << " as the baseline: "
+            << r.diagnostic->message.substr(0, r.diagnostic->message.find('\n')) << "\n";
       break;
     case CaseStatus::repaired:
       out << "REPAIRED " << name << " (" << r.golden_path.string() << ")\n";
       break;
     case CaseStatus::passed:
-      if (r.golden && !r.golden->fingerprint)
+      if (r.golden && r.golden->is_single_tree() && r.golden->fingerprints.empty())
         out << "NOTE " << name << ": the golden has no arithmetic fingerprint (an older file), so only "
             << "its tree was compared; add one with:\n    " << accept_command << "\n";
       break;

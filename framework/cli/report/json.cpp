@@ -1,7 +1,9 @@
 #include "json.hpp"
 
 #include <cmath>
+#include <optional>
 
+#include "fprev/result_diff.hpp"
 #include "fprev/sexpr.hpp"
 #include "fprev/summary.hpp"
 #include "../version.hpp"
@@ -77,11 +79,32 @@ Json metadata_to_json(const GoldenMetadata& meta) {
   return json;
 }
 
+Json finding_to_json(const RecordedFinding& finding) {
+  Json json = Json::object();
+  json["finding"] = to_string(finding.finding);
+  json["message"] = finding.message;
+  json["probe"] = text_or_null(finding.probe);
+  json["likely_cause"] = text_or_null(finding.likely_cause);
+  return json;
+}
+
+Json result_to_json(const Golden& golden) {
+  Json json = Json::object();
+  json["result"] = golden.finding ? "finding" : golden.is_single_tree() ? "tree" : "map";
+  json["tree"] = golden.is_single_tree() ? tree_to_json(golden.tree()) : Json(nullptr);
+  json["classes"] = golden.finding ? Json(nullptr) : order_classes_to_json(golden.map);
+  json["fingerprint"] = golden.fingerprint() != nullptr ? fingerprint_to_json(*golden.fingerprint()) : Json(nullptr);
+  Json fingerprints = Json::array();
+  for (const Fingerprint& f : golden.fingerprints) fingerprints.push_back(fingerprint_to_json(f));
+  json["fingerprints"] = std::move(fingerprints);
+  json["finding"] = golden.finding ? finding_to_json(*golden.finding) : Json(nullptr);
+  return json;
+}
+
 Json golden_to_json(const Golden& golden) {
   Json json = Json::object();
   json["metadata"] = metadata_to_json(golden.meta);
-  json["tree"] = tree_to_json(golden.tree);
-  json["fingerprint"] = golden.fingerprint ? fingerprint_to_json(*golden.fingerprint) : Json(nullptr);
+  json.update(result_to_json(golden));
   return json;
 }
 
@@ -247,16 +270,25 @@ Json case_to_json(const CaseResult& r, bool strict, const std::string& accept_co
   json["target"] = text_or_null(r.target_description);
   json["seconds"] = r.seconds;
   json["golden"] = r.golden ? golden_to_json(*r.golden) : Json(nullptr);
-  json["revealed"] = r.revealed ? tree_to_json(*r.revealed) : Json(nullptr);
-  const bool has_diff = r.golden && r.revealed &&
-                        (r.status == CaseStatus::differs || r.status == CaseStatus::changed);
-  json["diff"] = has_diff ? diff_to_json(diff_trees(r.golden->tree, *r.revealed)) : Json(nullptr);
+  const Tree* revealed_tree = r.revealed_tree();
+  json["revealed"] = revealed_tree != nullptr ? tree_to_json(*revealed_tree) : Json(nullptr);
+  json["revealed_classes"] = r.revealed ? order_classes_to_json(*r.revealed) : Json(nullptr);
+  const bool changed = r.golden && (r.status == CaseStatus::differs || r.status == CaseStatus::changed);
+  const std::optional<Golden> now = changed ? golden_of(r, "-") : std::nullopt;
+  const bool tree_diff = now && r.golden->is_single_tree() && now->is_single_tree();
+  json["diff"] = tree_diff ? diff_to_json(diff_trees(r.golden->tree(), now->tree())) : Json(nullptr);
+  json["change"] = now ? Json(result_diff_summary(*r.golden, *now)) : Json(nullptr);
   json["diagnostic"] = r.diagnostic ? diagnostic_to_json(*r.diagnostic) : Json(nullptr);
   json["stats"] = r.revealed || r.diagnostic ? stats_to_json(r.stats) : Json(nullptr);
   json["accept_command"] = text_or_null(accept_command);
-  json["fingerprint"] = r.fingerprint ? fingerprint_to_json(*r.fingerprint) : Json(nullptr);
+  json["fingerprint"] = !r.fingerprints.empty() ? fingerprint_to_json(r.fingerprints[r.fingerprint_change ? r.fingerprint_class : 0])
+                                                : Json(nullptr);
+  Json fingerprints = Json::array();
+  for (const Fingerprint& f : r.fingerprints) fingerprints.push_back(fingerprint_to_json(f));
+  json["fingerprints"] = std::move(fingerprints);
+  json["fingerprint_class"] = r.fingerprint_class;
   json["fingerprint_change"] = r.fingerprint_change ? fingerprint_change_to_json(*r.fingerprint_change) : Json(nullptr);
-  json["fingerprint_stats"] = r.fingerprint ? fingerprint_stats_to_json(r.fingerprint_stats) : Json(nullptr);
+  json["fingerprint_stats"] = !r.fingerprints.empty() ? fingerprint_stats_to_json(r.fingerprint_stats) : Json(nullptr);
   return json;
 }
 

@@ -34,7 +34,12 @@ Json json_document(std::string_view command);
 Json tree_to_json(const Tree& tree);                  // summary fields and the S-expression
 Json identity_to_json(const Identity& identity);
 Json metadata_to_json(const GoldenMetadata& meta);
-Json golden_to_json(const Golden& golden);            // {"metadata", "tree", "fingerprint"}
+// {"metadata", "result", "tree", "classes", "fingerprint", "fingerprints", "finding"}
+Json golden_to_json(const Golden& golden);
+// What a golden records, without its metadata: {"result", "tree", "classes", "fingerprint",
+// "fingerprints", "finding"} (the part golden_to_json and show/diff share).
+Json result_to_json(const Golden& golden);
+Json finding_to_json(const RecordedFinding& finding);
 Json fingerprint_to_json(const Fingerprint& fingerprint);
 Json fingerprint_change_to_json(const FingerprintComparison& change);
 Json fingerprint_stats_to_json(const FingerprintStats& stats);

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "fprev/order_map.hpp"
 #include "fprev/target.hpp"
 #include "fprev/tree.hpp"
 
@@ -67,7 +68,9 @@ struct Fingerprint {
   std::size_t input_count() const;
   // FNV-1a (64 bits) over the outputs' float64 bit patterns, in set and row order: 16 hex digits.
   std::string digest() const;
-  friend bool operator==(const Fingerprint&, const Fingerprint&) = default;
+  // Outputs compare as the digest reads them: bit for bit, every NaN equal to every NaN (payloads
+  // and signs of NaN vary by CPU, and the text form writes one "nan").
+  friend bool operator==(const Fingerprint& a, const Fingerprint& b);
 };
 
 struct FingerprintStats {
@@ -79,6 +82,12 @@ struct FingerprintStats {
 // Evaluates the fixed input sets and measures the facts on `target`, whose revealed tree is `tree`.
 // Throws TargetError when the target fails.
 Fingerprint measure_fingerprint(Target& target, const Tree& tree, FingerprintStats* stats = nullptr);
+
+// One fingerprint per class of `map` (in class order), each measured on the class's elements (a
+// grid target is read through a ClassView, fprev/class_view.hpp); a single-output target has one
+// class. Throws TargetError when the target fails.
+std::vector<Fingerprint> measure_map_fingerprints(Target& target, const OrderMap& map,
+                                                  FingerprintStats* stats = nullptr);
 
 // What check reports when a fingerprint changed.
 struct FingerprintComparison {

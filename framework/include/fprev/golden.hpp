@@ -1,9 +1,15 @@
-// Golden files (docs/golden-format.md): the checked-in expected summation tree of one case on one
-// platform, with metadata saying where it came from.
+// Golden files (docs/golden-format.md): the checked-in expected result of one case on one
+// platform, with metadata saying where it came from. The result is one of
+//   * a tree: every output element follows one summation tree (single-output targets always);
+//   * an order map: the classes of output elements of a GEMM, GEMV or MPI vector that follow the
+//     same tree, each class with its regions of the output grid and its tree;
+//   * a recorded finding: the target misbehaves (nondeterministic, batch_inconsistent, ...) and
+//     that is the expected baseline: check passes while the same finding persists.
+// Trees and classes carry their arithmetic fingerprint (fprev/fingerprint.hpp).
 //
-// Format, version 1 (plain text, LF line endings, UTF-8):
+// Format, version 2 (plain text, LF line endings, UTF-8):
 //
-//   # fprev-golden tree v1
+//   # fprev-golden tree v2
 //   suite: blas-cpu
 //   case: dot-float32-n4
 //   backend: openblas
@@ -14,6 +20,9 @@
 //   tool-version: 0.1.0
 //   created: 2024-05-01T12:00:00Z
 //   extra.path: /usr/lib/libopenblas.so.0          (zero or more, sorted by key)
+//   result: tree                                    (tree | map | finding)
+//   grid: 1 x 1                                     (rows x columns of the outputs of one call)
+//   fingerprint.digest: ...                         (fingerprint lines, see below)
 //   leaves: 4
 //   inner-nodes: 3
 //   depth: 2
@@ -28,20 +37,42 @@
 // One inner node per line, children before parents (canonical post-order), children ordered by
 // their smallest leaf. A node's name depends only on its own leaf set, so changing one subtree
 // changes only the lines of that subtree (and of the ancestors whose leaf set changed): `git diff`
-// shows the nodes that changed. The leaves .. sexpr lines are derived from the nodes and checked
-// when read. The `# end` line makes a truncated file detectable. Values are escaped (\\, \n, \t,
-// \r, \xHH for other control bytes, for bytes that are not valid UTF-8 and for a leading or
-// trailing space) so every value fits on its line, the file stays UTF-8 and survives editors that
-// strip trailing blanks.
+// shows the nodes that changed. A large tree whose structural description (fprev/structure.hpp) is
+// shorter than its node lines is written as that description instead:
+//   # structure: T<k> = <expression>; each template uses earlier ones, the last is the root
+//   T1 = chain(0..960:32)
+//   ...
+// so that a 10^6-leaf dot product is a few lines and two kernels differ in a line or two ("lanes
+// 64 -> 32"); it is expanded back (and so checked) when read.
+//
+// An order map (`result: map`) has `grid:`, `classes: <count>`, then per class
+//   # class <i>
+//   region: rows 0-7,88-95 x columns 0-5,12-17     (one or more: the class is their union)
+//   fingerprint.* ... leaves: ... inner-nodes: ... depth: ... arity: ... [sexpr: ...]
+//   # nodes: ... (or # structure: ...) and the tree's lines
+// with classes in canonical order (by their first element, row-major), regions disjoint and
+// covering the grid exactly. A recorded finding (`result: finding`) has
+//   finding: batch_inconsistent
+//   finding.message: ...        finding.probe: ...        finding.likely-cause: ...
+// and no tree. The leaves .. sexpr lines are derived from the tree and checked when read. The
+// `# end` line makes a truncated file detectable. Values are escaped (\\, \n, \t, \r, \xHH for
+// other control bytes, for bytes that are not valid UTF-8 and for a leading or trailing space) so
+// every value fits on its line, the file stays UTF-8 and survives editors that strip trailing
+// blanks.
+//
+// Version 1 (still read, no longer written) had no result/grid lines and one tree: it reads as a
+// tree result with a 1 x 1 grid (a single-class golden is compared by its tree, whatever the grid).
 //
 // Limits (a golden is read from a repository, where merges garble files): a golden file holds at
-// most kMaxGoldenBytes (a tree of about a million leaves) and a line at most kMaxGoldenLineBytes;
-// the text must be valid UTF-8; `leaves` is at most kMaxTreeLeaves and is checked against the node
-// lines before anything is allocated for it. Error messages quote at most a short excerpt of a line.
+// most kMaxGoldenBytes (a tree of about a million leaves in node lines) and a line at most
+// kMaxGoldenLineBytes; the text must be valid UTF-8; `leaves` is at most kMaxTreeLeaves and is
+// checked against the node lines before anything is allocated for it; all trees together have at
+// most kMaxGoldenTotalLeaves leaves; a map has at most kMaxGoldenClasses classes and
+// kMaxGoldenRanges row ranges and column ranges in all. Error messages quote at most a short excerpt of a line.
 //
-// Canonical: the same tree and metadata always write the same bytes. The `created` date is
+// Canonical: the same result and metadata always write the same bytes. The `created` date is
 // metadata, so a caller re-baselining should use store_golden(), which leaves an existing file
-// untouched when its tree is unchanged: the date (and the file) then do not churn in git.
+// untouched when its result is unchanged: the date (and the file) then do not churn in git.
 #pragma once
 
 #include <cstddef>
@@ -54,17 +85,26 @@
 #include <vector>
 
 #include "fprev/fingerprint.hpp"
+#include "fprev/order_map.hpp"
+#include "fprev/reveal.hpp"
 #include "fprev/source_position.hpp"
 #include "fprev/tree.hpp"
 
 namespace fprev {
 
-inline constexpr int kGoldenFormatVersion = 1;
+inline constexpr int kGoldenFormatVersion = 2;  // written; version 1 is still read
+inline constexpr std::size_t kMaxGoldenClasses = 4096;
+// All the trees of one golden together: a structural description is a few lines for any number of
+// leaves, so the file size alone does not bound the memory a golden takes to read (about 1 GB here).
+inline constexpr std::size_t kMaxGoldenTotalLeaves = std::size_t{1} << 24;
+// Row (and column) ranges over all the regions of a map: bounds the work of checking that they
+// partition the grid.
+inline constexpr std::size_t kMaxGoldenRanges = 1024;
 inline constexpr std::size_t kMaxGoldenBytes = std::size_t{32} << 20;
 inline constexpr std::size_t kMaxGoldenLineBytes = std::size_t{1} << 20;
 
 struct GoldenMetadata {
-  int format_version = kGoldenFormatVersion;
+  int format_version = kGoldenFormatVersion;  // as read; writing always writes the current version
   std::string suite;                  // suite name
   std::string case_id;                // e.g. "gemm-float32-m64n64k256"
   std::string backend;                // backend *instance* name the golden is filed under
@@ -79,17 +119,50 @@ struct GoldenMetadata {
   friend bool operator==(const GoldenMetadata&, const GoldenMetadata&) = default;
 };
 
+// A misbehaviour recorded as the expected baseline of a case (fprev/reveal.hpp's Finding). Only
+// the engine's findings about the target are recorded; `unsupported` and `target_error` (the case
+// cannot run here at all) never are.
+struct RecordedFinding {
+  Finding finding = Finding::inconsistent_structure;
+  std::string message;       // what was observed when it was recorded (for people)
+  std::string probe;         // may be empty
+  std::string likely_cause;  // may be empty
+
+  friend bool operator==(const RecordedFinding&, const RecordedFinding&) = default;
+};
+bool is_recordable(Finding finding);
+RecordedFinding record_finding(const Diagnostic& diagnostic);
+
 struct Golden {
   GoldenMetadata meta;
-  Tree tree;
-  // The arithmetic fingerprint (fprev/fingerprint.hpp), written as header lines
-  //   fingerprint.digest: <16 hex digits>       (checked against the outputs when read)
-  //   fingerprint.fact.<name>: <value>          (sorted by name)
-  //   fingerprint.model: <value>
-  //   fingerprint.outputs.<set>: <hex float> ...  (one line per input set, in row order)
-  // Absent in goldens written before fingerprints existed: check then compares the tree only.
-  std::optional<Fingerprint> fingerprint = std::nullopt;
+  // The order map: one class holding the whole grid for a target whose outputs follow one tree
+  // (a single-output target: a 1 x 1 grid). No classes when `finding` is set.
+  OrderMap map;
+  // The arithmetic fingerprint of each class of `map`, in class order; empty in goldens written
+  // before fingerprints existed (check then compares the trees only) and for findings.
+  std::vector<Fingerprint> fingerprints;
+  // Set when the baseline is a misbehaviour rather than an order.
+  std::optional<RecordedFinding> finding;
+
+  bool is_finding() const { return finding.has_value(); }
+  bool is_single_tree() const { return !finding && map.classes.size() == 1; }
+  // The tree of a single-class golden. Throws std::logic_error for a map or a finding.
+  const Tree& tree() const;
+  // The fingerprint of a single-class golden, when it has one.
+  const Fingerprint* fingerprint() const { return fingerprints.size() == 1 ? &fingerprints[0] : nullptr; }
+
+  // A single-tree golden (map of one class over `grid`).
+  static Golden of_tree(GoldenMetadata meta, Tree tree, std::optional<Fingerprint> fingerprint = std::nullopt,
+                        OutputGrid grid = {});
 };
+
+// Whether two goldens (or a golden and a revealed result) record the same orders: the same finding
+// kind, or the same tree at every element. A single tree on both sides compares its trees whatever
+// the grids (version 1 goldens recorded none); a single tree against a map is spread over the map's
+// grid.
+bool same_orders(const Golden& a, const Golden& b);
+// same_orders() and the same fingerprints class by class. Metadata and finding messages do not count.
+bool same_result(const Golden& a, const Golden& b);
 
 // A golden file that does not parse. what() is "<path>:<line>: <message>" (format_position), or
 // "<path>: <message>" for a problem with the whole file (line 0: a file too large to read).
@@ -115,9 +188,10 @@ class GoldenIoError : public std::runtime_error {
 
 // ---- text form ----------------------------------------------------------------------------------
 
-// The canonical text of a golden. Throws GoldenIoError for metadata that cannot be written (empty
-// suite/case/backend/platform/library/tool-version/created, a malformed date or extra key) and for
-// an empty tree.
+// The canonical text of a golden (always the current version). Throws GoldenIoError for metadata
+// that cannot be written (empty suite/case/backend/platform/library/tool-version/created, a
+// malformed date or extra key), for an empty tree or map, a map that is not canonical, fingerprints
+// that do not match the classes, and for a finding that cannot be recorded.
 std::string write_golden_text(const Golden& golden);
 
 // Strict parser. `path` only labels the errors. Throws GoldenParseError.
@@ -138,15 +212,15 @@ void write_golden_file(const std::filesystem::path& path, const Golden& golden);
 
 enum class StoreOutcome {
   created,    // there was no golden
-  unchanged,  // the existing golden has the same tree: left untouched (keeps its date)
-  changed,    // the existing golden had another tree: replaced
+  unchanged,  // the existing golden has the same result (same_result): left untouched (keeps its date)
+  changed,    // the existing golden had another result: replaced
   repaired,   // the existing file did not parse: replaced
 };
 std::string_view to_string(StoreOutcome outcome);
 
-// What `update` should call: writes `golden` unless the file already holds the same tree and
-// fingerprint.
-// Metadata differences alone (a new library version giving the same tree) do not rewrite the file.
+// What `update` should call: writes `golden` unless the file already holds the same result
+// (same_result). Metadata differences alone (a new library version giving the same tree) do not
+// rewrite the file.
 StoreOutcome store_golden(const std::filesystem::path& path, const Golden& golden);
 
 // ---- layout -------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ enum class Finding : std::uint8_t {
   ranks_disagree,          // the ranks of an allreduce received different bits
 };
 std::string_view to_string(Finding finding);
+std::optional<Finding> parse_finding(std::string_view name);  // the inverse of to_string
 
 // Run-to-run variability of a non-deterministic target (Shanmugavelu et al., SC24 workshops, Eq. 1 and 2): outputs of
 // repeated runs B_r compared with the first run A.

@@ -19,15 +19,18 @@
 namespace fprev {
 
 enum class CaseStatus : std::uint8_t {
-  passed,          // the revealed tree equals the golden
-  differs,         // the revealed tree differs from the golden
-  misbehaves,      // the target misbehaves: a diagnostic, no tree
-  missing_golden,  // no baseline for this platform (skip; a failure in strict mode)
+  passed,          // the revealed order map (and fingerprint) equals the golden, or the golden's
+                   // recorded finding persists
+  differs,         // the order map or fingerprint differs from the golden, or the recorded finding
+                   // changed or gave way to a tree
+  misbehaves,      // the target misbehaves (a diagnostic, no tree) where the golden holds an order or
+                   // there is no golden; or the case cannot run as configured
+  missing_golden,  // no baseline for this platform, the reveal succeeded (skip; a failure in strict mode)
   unavailable,     // the backend cannot run here (skip)
   broken_golden,   // the golden file does not parse (never overwritten by check)
   created,         // update: a new golden was written
-  changed,         // update: the golden was replaced by a different tree
-  unchanged,       // update: the golden already holds this tree (file untouched)
+  changed,         // update: the golden was replaced by a different result
+  unchanged,       // update: the golden already holds this result (file untouched)
   repaired,        // update: an unparsable golden was replaced
 };
 std::string_view to_string(CaseStatus status);
@@ -44,17 +47,32 @@ struct CaseResult {
   Identity identity;                  // of the backend instance, when it could be opened
   std::string target_description;
   Format revealed_output = Format::float64;  // the target's output format (for distances in ulps)
-  std::optional<Golden> golden;       // the golden that was read (check)
-  std::optional<Tree> revealed;       // the tree revealed now
-  std::optional<Fingerprint> fingerprint;  // measured now on the revealed tree (fprev/fingerprint.hpp)
+  std::optional<Golden> golden;       // the golden that was read (check; update: the one replaced)
+  // The order map revealed now: one class when every output follows one tree (always for a
+  // single-output target). Absent when the target misbehaved (see `diagnostic`).
+  std::optional<OrderMap> revealed;
+  // Measured now, one per class of `revealed` (fprev/fingerprint.hpp).
+  std::vector<Fingerprint> fingerprints;
   FingerprintStats fingerprint_stats;
-  // check: the golden's fingerprint against the one measured now (absent when the golden has none
-  // or the tree differs); differs when it is not same().
+  // The golden's fingerprint against the one measured now, for the first class whose fingerprint
+  // changed (or the only class); absent when the golden has none or the order differs. Differs
+  // when it is not same().
   std::optional<FingerprintComparison> fingerprint_change;
+  std::size_t fingerprint_class = 0;  // the class of `revealed` fingerprint_change is about
+  // The engine's finding when the target misbehaves (also when it persists as the golden's
+  // recorded finding, or when update records it).
   std::optional<Diagnostic> diagnostic;
   std::string message;                // why unavailable, the parse error, "no golden for ..."
+  // Platform keys under which this case has goldens, when it has none for this platform (check).
+  std::vector<std::string> other_platforms;
   RevealStats stats;
   double seconds = 0.0;
+
+  // The revealed tree when every output follows one, else nullptr.
+  const Tree* revealed_tree() const {
+    return revealed && revealed->single_class() ? &revealed->classes[0].tree : nullptr;
+  }
+  const Fingerprint* fingerprint() const { return fingerprints.size() == 1 ? &fingerprints[0] : nullptr; }
 };
 
 struct RunnerOptions {
@@ -75,14 +93,27 @@ class Runner {
  private:
   struct OpenInstance;
   OpenInstance& open(const Suite& suite, const std::string& instance_name);
-  // Opens the instance, makes the target and reveals; fills the result's common fields. Returns
-  // false when the case cannot proceed (status already set).
-  bool reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  enum class Outcome : std::uint8_t { revealed, finding, failed };
+  // Opens the instance, makes the target, reveals and fingerprints; fills the result's common
+  // fields. `revealed`: result.revealed and fingerprints are set; `finding`: the target misbehaves
+  // in a way a golden can record (result.diagnostic); `failed`: the case cannot proceed (status
+  // already set: unavailable, or misbehaves for a configuration or target error). When `golden`
+  // holds one tree and the target misbehaves, the fingerprint measured with that tree explains
+  // what changed.
+  Outcome reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  // Fills the result's identity and golden path from the opened instance; false when it is not open.
+  bool locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result);
 
   const BackendRegistry& registry_;
   RunnerOptions options_;
   std::map<std::string, std::unique_ptr<OpenInstance>> instances_;
 };
+
+// The golden `update` writes for a result: its metadata (suite, case, backend, platform, library
+// identity, the target, the tool's version, now as the date), and the revealed order map with its
+// fingerprints or the recorded finding. nullopt when there is nothing to record (the case could
+// not run, or its finding is not recordable).
+std::optional<Golden> golden_of(const CaseResult& result, const std::string& tool_version);
 
 // Goldens under `root` that no case of `suites` refers to any more (any platform).
 std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,

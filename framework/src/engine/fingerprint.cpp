@@ -2,12 +2,18 @@
 // the facts reproduce those outputs.
 #include <chrono>
 #include <sstream>
+#include <stdexcept>
 
 #include "fingerprint_lab.hpp"
+#include "fprev/class_view.hpp"
 
 namespace fprev {
 
 Fingerprint measure_fingerprint(Target& target, const Tree& tree, FingerprintStats* stats) {
+  if (target.info().is_grid()) {  // every element follows `tree`: read them as one class
+    ClassView view(target, OrderMap::uniform(target.info().grid, tree), 0);
+    return measure_fingerprint(view, tree, stats);
+  }
   FingerprintStats local;
   FingerprintStats& s = stats != nullptr ? *stats : local;
   const auto start = std::chrono::steady_clock::now();
@@ -45,6 +51,27 @@ Fingerprint measure_fingerprint(Target& target, const Tree& tree, FingerprintSta
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fingerprint;
+}
+
+std::vector<Fingerprint> measure_map_fingerprints(Target& target, const OrderMap& map,
+                                                  FingerprintStats* stats) {
+  FingerprintStats total;
+  std::vector<Fingerprint> fingerprints;
+  if (!target.info().is_grid()) {
+    if (map.classes.size() != 1) throw std::invalid_argument("measure_map_fingerprints: a single-output target has one class");
+    fingerprints.push_back(measure_fingerprint(target, map.classes[0].tree, &total));
+  } else {
+    for (std::size_t k = 0; k < map.classes.size(); ++k) {
+      ClassView view(target, map, k);
+      FingerprintStats one;
+      fingerprints.push_back(measure_fingerprint(view, map.classes[k].tree, &one));
+      total.target_calls += one.target_calls;
+      total.inputs += one.inputs;
+      total.seconds += one.seconds;
+    }
+  }
+  if (stats != nullptr) *stats = total;
+  return fingerprints;
 }
 
 }  // namespace fprev

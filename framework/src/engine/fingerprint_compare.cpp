@@ -46,6 +46,16 @@ std::size_t Fingerprint::input_count() const {
   return count;
 }
 
+bool operator==(const Fingerprint& a, const Fingerprint& b) {
+  if (a.facts != b.facts || a.model != b.model || a.outputs.size() != b.outputs.size()) return false;
+  for (auto x = a.outputs.begin(), y = b.outputs.begin(); x != a.outputs.end(); ++x, ++y) {
+    if (x->first != y->first || x->second.size() != y->second.size()) return false;
+    for (std::size_t i = 0; i < x->second.size(); ++i)
+      if (bits_of(x->second[i]) != bits_of(y->second[i])) return false;
+  }
+  return true;
+}
+
 std::string Fingerprint::digest() const {
   std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
   for (const auto& [name, values] : outputs)

@@ -1,5 +1,6 @@
 #include "fingerprint_lab.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -9,25 +10,21 @@ void evaluate_rows(Target& target, std::size_t rows, std::span<const double> a,
                    std::span<const double> b, std::vector<double>& outputs, FingerprintStats& stats) {
   const TargetInfo& info = target.info();
   const std::size_t n = info.n;
-  // A grid target (GEMM, GEMV) answers a whole grid per call with input p on row p: the batch is
-  // its rows and input p's output is element (p, 0). Only single-class results are fingerprinted,
-  // so every element of row p follows the same tree.
-  const bool grid = info.is_grid();
-  const std::size_t batch = grid ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
-  std::vector<double> out(grid ? info.grid.size() : batch);
+  // Single-output targets only: grid targets are read through a ClassView (fingerprint.cpp).
+  const std::size_t batch = std::max<std::size_t>(1, info.max_batch);
+  std::vector<double> out(batch);
   for (std::size_t row = 0; row < rows; row += batch) {
     const std::size_t count = std::min(batch, rows - row);
     ValueBatch values;
     values.rows = count;
     values.a = a.subspan(row * n, count * n);
     values.b = b;
-    values.placement = Placement::rows;
     const auto start = std::chrono::steady_clock::now();
-    target.evaluate(values, std::span<double>(out.data(), grid ? out.size() : count));
+    target.evaluate(values, std::span<double>(out.data(), count));
     stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++stats.target_calls;
     stats.inputs += count;
-    for (std::size_t p = 0; p < count; ++p) outputs.push_back(out[grid ? p * info.grid.columns : p]);
+    outputs.insert(outputs.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(count));
   }
 }
 
@@ -67,33 +64,50 @@ std::size_t Lab::add_factors(const std::vector<LeafValue>& a, double shared_b) {
   return first_pending_ + pending_.size() - 1;
 }
 
-void Lab::evaluate(std::size_t begin, std::size_t end) {
+void Lab::evaluate(std::span<const std::size_t> members) {
   const std::size_t n = info_.n;
-  const std::size_t rows = end - begin;
+  const std::size_t rows = members.size();
   std::vector<double> a(rows * n, 0.0);
   for (std::size_t r = 0; r < rows; ++r)
-    for (const LeafValue& v : pending_[begin + r].a) a[r * n + v.leaf] = v.value;
+    for (const LeafValue& v : pending_[members[r]].a) a[r * n + v.leaf] = v.value;
   std::vector<double> b;
   if (info_.traits.summand != SummandKind::plain) {
-    b.assign(n, pending_[begin].b_default);
-    for (const LeafValue& v : pending_[begin].b) b[v.leaf] = v.value;
+    b.assign(n, pending_[members[0]].b_default);
+    for (const LeafValue& v : pending_[members[0]].b) b[v.leaf] = v.value;
   }
-  evaluate_rows(target_, rows, a, b, outputs_, stats_);
+  std::vector<double> outputs;
+  outputs.reserve(rows);
+  evaluate_rows(target_, rows, a, b, outputs, stats_);
+  for (std::size_t r = 0; r < rows; ++r) outputs_[first_pending_ + members[r]] = outputs[r];
 }
 
 void Lab::run() {
+  // A call evaluates as many inputs as the target takes at once (max_batch). The rows of one call share the right factors (as a
+  // GEMM's rows share B), so experiments are grouped by their right factors first, keeping their
+  // order within a group; plain sums have no right factors and form one group.
   const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
-  const auto same_rhs = [](const Pending& x, const Pending& y) {
-    if (x.b_default != y.b_default || x.b.size() != y.b.size()) return false;
-    for (std::size_t i = 0; i < x.b.size(); ++i)
-      if (x.b[i].leaf != y.b[i].leaf || x.b[i].value != y.b[i].value) return false;
-    return true;
+  const bool products = info_.traits.summand != SummandKind::plain;
+  const auto rhs_less = [&](std::size_t x, std::size_t y) {
+    if (!products) return false;
+    const Pending& p = pending_[x];
+    const Pending& q = pending_[y];
+    if (p.b_default != q.b_default) return p.b_default < q.b_default;
+    if (p.b.size() != q.b.size()) return p.b.size() < q.b.size();
+    for (std::size_t i = 0; i < p.b.size(); ++i) {
+      if (p.b[i].leaf != q.b[i].leaf) return p.b[i].leaf < q.b[i].leaf;
+      if (p.b[i].value != q.b[i].value) return p.b[i].value < q.b[i].value;
+    }
+    return false;
   };
+  std::vector<std::size_t> order(pending_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), rhs_less);
+  outputs_.resize(first_pending_ + pending_.size());
   std::size_t begin = 0;
-  while (begin < pending_.size()) {
+  while (begin < order.size()) {
     std::size_t end = begin + 1;
-    while (end < pending_.size() && end - begin < batch && same_rhs(pending_[begin], pending_[end])) ++end;
-    evaluate(begin, end);
+    while (end < order.size() && end - begin < batch && !rhs_less(order[begin], order[end])) ++end;
+    evaluate(std::span<const std::size_t>(order).subspan(begin, end - begin));
     begin = end;
   }
   first_pending_ += pending_.size();

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,7 +42,7 @@ class Lab {
     std::vector<LeafValue> b;  // right factors other than `b_default`
     double b_default = 1.0;
   };
-  void evaluate(std::size_t begin, std::size_t end);
+  void evaluate(std::span<const std::size_t> members);  // indices into pending_, same right factors
 
   Target& target_;
   const TargetInfo& info_;

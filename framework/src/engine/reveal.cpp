@@ -49,6 +49,16 @@ std::string_view to_string(Finding finding) {
   return "?";
 }
 
+std::optional<Finding> parse_finding(std::string_view name) {
+  for (Finding finding : {Finding::nondeterministic, Finding::order_independent, Finding::value_dependent,
+                          Finding::non_finite_output, Finding::not_whole_count,
+                          Finding::count_out_of_range, Finding::inconsistent_structure,
+                          Finding::verification_failed, Finding::batch_inconsistent,
+                          Finding::unsupported, Finding::target_error, Finding::ranks_disagree})
+    if (to_string(finding) == name) return finding;
+  return std::nullopt;
+}
+
 std::string Diagnostic::to_string() const {
   std::ostringstream os;
   os.precision(17);

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -56,15 +57,47 @@ void fail_case(CaseResult& result, Finding finding, const std::string& message) 
 // arithmetic (rounding toward zero breaks the masks of the all-one construction): the fingerprint
 // measured with the golden's tree then says what changed.
 void explain_with_golden_tree(Target& target, CaseResult& result) {
-  if (!result.golden || !result.golden->fingerprint || result.golden->tree.leaf_count() != target.info().n)
+  if (!result.golden || !result.golden->is_single_tree() || !result.golden->fingerprint() ||
+      result.golden->tree().leaf_count() != target.info().n)
     return;
   try {
-    result.fingerprint = measure_fingerprint(target, result.golden->tree, &result.fingerprint_stats);
+    Fingerprint now = measure_fingerprint(target, result.golden->tree(), &result.fingerprint_stats);
     result.fingerprint_change =
-        compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, result.revealed_output);
+        compare_fingerprints(*result.golden->fingerprint(), now, result.revealed_output);
+    result.fingerprints = {std::move(now)};
   } catch (const TargetError&) {
-    result.fingerprint.reset();  // the diagnostic stands alone
+    result.fingerprints.clear();  // the diagnostic stands alone
   }
+}
+
+// Compares fingerprints class by class (the classes correspond: the orders are the same); keeps the
+// first that changed, or the only one.
+void compare_class_fingerprints(const Golden& golden, CaseResult& result) {
+  if (golden.fingerprints.size() != result.fingerprints.size()) return;
+  for (std::size_t k = 0; k < golden.fingerprints.size(); ++k) {
+    FingerprintComparison change =
+        compare_fingerprints(golden.fingerprints[k], result.fingerprints[k], result.revealed_output);
+    const bool changed = !change.same();
+    if (k == 0 || changed) {
+      result.fingerprint_change = std::move(change);
+      result.fingerprint_class = k;
+    }
+    if (changed) return;
+  }
+}
+
+// The platform keys under which `golden_root` holds a golden of this case.
+std::vector<std::string> platforms_with_golden(const std::filesystem::path& root, const CaseResult& result) {
+  std::vector<std::string> keys;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(root, error)) {
+    const std::string key = entry.path().filename().string();
+    if (key == result.platform_key || !is_safe_component(key)) continue;
+    if (std::filesystem::exists(golden_path(root, result.suite, result.backend, key, result.case_id), error))
+      keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
 }  // namespace
@@ -102,12 +135,22 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
   return *instances_.emplace(key, std::move(opened)).first->second;
 }
 
-bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result) {
+bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result) {
   result.suite = suite.name;
   result.backend = c.backend_instance;
   result.case_id = c.id;
   OpenInstance& instance = open(suite, c.backend_instance);
-  if (!instance.instance) {
+  if (!instance.instance) return false;
+  result.identity = instance.identity;
+  result.platform_key = instance.identity.platform_key;
+  result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
+                                   result.platform_key, c.id);
+  return true;
+}
+
+Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result) {
+  if (!locate_golden(suite, c, result)) {
+    const OpenInstance& instance = open(suite, c.backend_instance);
     if (instance.config_error) {
       fail_case(result, Finding::unsupported, instance.unavailable);
     } else if (instance.unusable) {
@@ -116,12 +159,9 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
       result.status = CaseStatus::unavailable;
       result.message = instance.unavailable;
     }
-    return false;
+    return Outcome::failed;
   }
-  result.identity = instance.identity;
-  result.platform_key = instance.identity.platform_key;
-  result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
-                                   result.platform_key, c.id);
+  OpenInstance& instance = open(suite, c.backend_instance);
   std::unique_ptr<Target> target;
   try {
     instance.instance->validate_case(c.params);
@@ -130,33 +170,25 @@ bool Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& res
     result.revealed_output = target->info().traits.output;
     RevealResult revealed = reveal(*target, options_.reveal);
     result.stats = revealed.stats;
-    if (!revealed.map.single_class()) {
-      // Goldens hold one tree: a target whose output elements follow several trees cannot be
-      // compared or recorded until goldens hold order maps.
-      std::string classes;
-      for (const std::string& line : describe_map(revealed.map)) classes += "\n  " + line;
-      fail_case(result, Finding::unsupported,
-                "the output elements follow " + std::to_string(revealed.map.classes.size()) +
-                    " different orders (an order map); goldens of order maps are not supported "
-                    "yet:" + classes);
-      return false;
-    }
-    result.revealed = std::move(revealed.tree);
-    result.fingerprint = measure_fingerprint(*target, *result.revealed, &result.fingerprint_stats);
-    return true;
+    result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
+    result.revealed = std::move(revealed.map);
+    return Outcome::revealed;
   } catch (const BackendUnavailable& e) {  // e.g. a data type this GPU generation lacks
     result.status = CaseStatus::unavailable;
     result.message = e.what();
   } catch (const RevealFailure& e) {
-    result.status = CaseStatus::misbehaves;
     result.diagnostic = e.diagnostic();
-    explain_with_golden_tree(*target, result);
+    if (is_recordable(e.diagnostic().finding)) {
+      explain_with_golden_tree(*target, result);
+      return Outcome::finding;
+    }
+    result.status = CaseStatus::misbehaves;
   } catch (const ConfigError& e) {
     fail_case(result, Finding::unsupported, e.what());
   } catch (const TargetError& e) {
     fail_case(result, Finding::target_error, e.what());
   }
-  return false;
+  return Outcome::failed;
 }
 
 namespace {
@@ -170,41 +202,50 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult result;
-  // The golden is read before revealing: a missing one needs no reveal (the platform key comes
-  // from the opened instance), and a broken one is reported as such, never overwritten.
-  OpenInstance& instance = open(suite, c.backend_instance);
-  if (instance.instance) {
-    result.suite = suite.name;
-    result.backend = c.backend_instance;
-    result.case_id = c.id;
-    result.identity = instance.identity;
-    result.platform_key = instance.identity.platform_key;
-    result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
-                                     result.platform_key, c.id);
+  // The golden is read before revealing: a broken one is reported as such (never overwritten) and
+  // needs no reveal. A missing one still does: a case without a baseline whose target misbehaves
+  // fails, and the revealed result is what a reviewer would accept.
+  bool missing = false;
+  if (locate_golden(suite, c, result)) {
     if (!std::filesystem::exists(result.golden_path)) {
-      result.status = CaseStatus::missing_golden;
-      result.message = "no golden for platform '" + result.platform_key + "'";
+      missing = true;
     } else {
       try {
         result.golden = read_golden(result.golden_path);
       } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
         result.status = CaseStatus::broken_golden;
         result.message = e.what();
+        result.seconds = seconds_since(start);
+        return result;
       }
     }
-    if (!result.golden) {
-      result.seconds = seconds_since(start);
-      return result;
-    }
   }
-  if (reveal_case(suite, c, result)) {
-    result.status = *result.revealed == result.golden->tree ? CaseStatus::passed : CaseStatus::differs;
-    // The same order can still give other bits: the fingerprint fails the case too.
-    if (result.status == CaseStatus::passed && result.golden->fingerprint && result.fingerprint) {
-      const Format output = result.revealed_output;
-      result.fingerprint_change = compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, output);
-      if (!result.fingerprint_change->same()) result.status = CaseStatus::differs;
+  const Outcome outcome = reveal_case(suite, c, result);
+  if (outcome == Outcome::failed) {
+    result.seconds = seconds_since(start);
+    return result;
+  }
+  if (missing) {
+    if (outcome == Outcome::revealed) {
+      result.status = CaseStatus::missing_golden;
+      result.message = "no golden for platform '" + result.platform_key + "'";
+      result.other_platforms = platforms_with_golden(options_.golden_root, result);
+    } else {
+      result.status = CaseStatus::misbehaves;  // nothing recorded it: a failure, not a skip
     }
+  } else if (result.golden->is_finding()) {
+    const bool persists = outcome == Outcome::finding &&
+                          result.diagnostic->finding == result.golden->finding->finding;
+    result.status = persists ? CaseStatus::passed : CaseStatus::differs;
+  } else if (outcome == Outcome::finding) {
+    result.status = CaseStatus::misbehaves;
+  } else if (!same_orders(*result.golden, *golden_of(result, options_.tool_version))) {
+    result.status = CaseStatus::differs;
+  } else {
+    // The same order can still give other bits: the fingerprint fails the case too.
+    result.status = CaseStatus::passed;
+    compare_class_fingerprints(*result.golden, result);
+    if (result.fingerprint_change && !result.fingerprint_change->same()) result.status = CaseStatus::differs;
   }
   result.seconds = seconds_since(start);
   return result;
@@ -213,30 +254,17 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
 CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult result;
-  if (reveal_case(suite, c, result)) {
-    Golden golden;
-    golden.meta.suite = suite.name;
-    golden.meta.case_id = c.id;
-    golden.meta.backend = c.backend_instance;
-    golden.meta.platform_key = result.platform_key;
-    golden.meta.library = result.identity.library;
-    golden.meta.library_version = result.identity.version;
-    golden.meta.library_configuration = result.identity.configuration;
-    golden.meta.tool_version = options_.tool_version;
-    golden.meta.created = utc_timestamp_now();
-    for (const auto& [key, value] : result.identity.details) golden.meta.extra[key] = value;
-    golden.meta.extra["target"] = result.target_description;
-    if (!result.stats.arithmetic_note.empty()) golden.meta.extra["arithmetic"] = result.stats.arithmetic_note;
-    golden.tree = *result.revealed;
-    golden.fingerprint = result.fingerprint;
+  const Outcome outcome = reveal_case(suite, c, result);
+  if (outcome != Outcome::failed) {
+    const Golden golden = *golden_of(result, options_.tool_version);
     try {
       if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path);
     } catch (const std::exception&) {
       // unparsable: store_golden reports it as repaired
     }
-    if (result.golden && result.golden->fingerprint && result.fingerprint && result.golden->tree == golden.tree)
-      result.fingerprint_change =
-          compare_fingerprints(*result.golden->fingerprint, *result.fingerprint, result.revealed_output);
+    if (outcome == Outcome::revealed && result.golden && !result.golden->is_finding() &&
+        same_orders(*result.golden, golden))
+      compare_class_fingerprints(*result.golden, result);
     switch (store_golden(result.golden_path, golden)) {
       case StoreOutcome::created: result.status = CaseStatus::created; break;
       case StoreOutcome::unchanged: result.status = CaseStatus::unchanged; break;
@@ -246,6 +274,31 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   }
   result.seconds = seconds_since(start);
   return result;
+}
+
+std::optional<Golden> golden_of(const CaseResult& result, const std::string& tool_version) {
+  const bool finding = !result.revealed && result.diagnostic && is_recordable(result.diagnostic->finding);
+  if (!result.revealed && !finding) return std::nullopt;
+  Golden golden;
+  golden.meta.suite = result.suite;
+  golden.meta.case_id = result.case_id;
+  golden.meta.backend = result.backend;
+  golden.meta.platform_key = result.platform_key;
+  golden.meta.library = result.identity.library;
+  golden.meta.library_version = result.identity.version;
+  golden.meta.library_configuration = result.identity.configuration;
+  golden.meta.tool_version = tool_version;
+  golden.meta.created = utc_timestamp_now();
+  for (const auto& [key, value] : result.identity.details) golden.meta.extra[key] = value;
+  golden.meta.extra["target"] = result.target_description;
+  if (finding) {
+    golden.finding = record_finding(*result.diagnostic);
+    return golden;
+  }
+  if (!result.stats.arithmetic_note.empty()) golden.meta.extra["arithmetic"] = result.stats.arithmetic_note;
+  golden.map = *result.revealed;
+  golden.fingerprints = result.fingerprints;
+  return golden;
 }
 
 std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,

@@ -157,7 +157,7 @@ StoreOutcome store_golden(const fs::path& path, const Golden& golden) {
   if (exists) {
     try {
       const Golden old = read_golden(path);
-      if (old.tree == golden.tree && old.fingerprint == golden.fingerprint) return StoreOutcome::unchanged;
+      if (same_result(old, golden)) return StoreOutcome::unchanged;
       outcome = StoreOutcome::changed;
     } catch (const GoldenParseError&) {
       outcome = StoreOutcome::repaired;

@@ -98,7 +98,16 @@ std::string describe_golden(const Golden& golden) {
   line("tool-version", meta.tool_version);
   line("created", meta.created);
   for (const auto& [key, value] : meta.extra) line("extra." + key, value);
-  line("tree", format_summary(summarize(golden.tree)));
+  if (golden.finding) {
+    line("finding", std::string(to_string(golden.finding->finding)) + ": " + golden.finding->message);
+  } else if (golden.is_single_tree()) {
+    line("tree", format_summary(summarize(golden.tree())));
+  } else {
+    line("order map", std::to_string(golden.map.classes.size()) + " classes of the " +
+                          std::to_string(golden.map.grid.rows) + " x " +
+                          std::to_string(golden.map.grid.columns) + " outputs");
+    for (const std::string& text : describe_map(golden.map)) out += "  " + text + "\n";
+  }
   return out;
 }
 

@@ -62,8 +62,8 @@ TEST(CaseText, EveryFailureReasonIsAListedPhraseWithoutRegexCharacters) {
 TEST(CaseText, AChangedTreeShowsTheDiffAndTheAcceptCommand) {
   CaseResult r = result(CaseStatus::differs);
   r.golden = Golden{};
-  r.golden->tree = parse_sexpr("((0 1) (2 3))");
-  r.revealed = parse_sexpr("((0 2) (1 3))");
+  r.golden->map = OrderMap::uniform({}, parse_sexpr("((0 1) (2 3))"));
+  r.revealed = OrderMap::uniform({}, parse_sexpr("((0 2) (1 3))"));
   r.golden_path = "golden/any/s/b/c.golden";
   std::ostringstream out;
   print_case_details(out, r, false, "ACCEPT-COMMAND");

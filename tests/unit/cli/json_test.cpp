@@ -144,8 +144,8 @@ TEST(Json, CaseOfADifferingTreeHasBothTreesAndTheDiff) {
   r.status = CaseStatus::differs;
   r.platform_key = "any";
   r.golden = Golden{};
-  r.golden->tree = parse_sexpr("((0 1) 2)");
-  r.revealed = parse_sexpr("(0 (1 2))");
+  r.golden->map = OrderMap::uniform({}, parse_sexpr("((0 1) 2)"));
+  r.revealed = OrderMap::uniform({}, parse_sexpr("(0 (1 2))"));
   const Json json = case_to_json(r, false, "fprev-golden update --suite s --backend b --case c");
   EXPECT_EQ(json["test"], "reproducibility/s/b/c");
   EXPECT_EQ(json["outcome"], "failed");

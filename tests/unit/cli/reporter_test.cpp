@@ -18,7 +18,7 @@ std::vector<CaseResult> two_results() {
   passed.case_id = "ok";
   passed.status = CaseStatus::passed;
   passed.platform_key = "any";
-  passed.revealed = parse_sexpr("((0 1) 2)");
+  passed.revealed = OrderMap::uniform({}, parse_sexpr("((0 1) 2)"));
   passed.target_description = "a target";
   passed.golden_path = "g/ok.golden";
   CaseResult missing = passed;
@@ -83,7 +83,8 @@ TEST(Reporters, CTestModePrintsTheCaseOnly) {
   EXPECT_EQ(out.str(),
             "passed: a target matches g/ok.golden\n"
             "SKIPPED reproducibility/s/b/new: no golden for platform 'any' ()\n"
-            "  create it with: CREATE\n");
+            "  create it with: CREATE\n"
+            "  or record every case of the suite with: CREATE\n");
 }
 
 TEST(Reporters, AListForwardsEveryEventToEachReporter) {

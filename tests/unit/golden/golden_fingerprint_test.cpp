@@ -24,14 +24,14 @@ Golden sample() {
   golden.meta.library = "lib";
   golden.meta.tool_version = "0.1.0";
   golden.meta.created = "2024-05-01";
-  golden.tree = parse_sexpr("((0 1) (2 3))");
+  golden.map = OrderMap::uniform({}, parse_sexpr("((0 1) (2 3))"));
   Fingerprint f;
   f.outputs["normal"] = {1.5, -0.0, 0x1p-149};
   f.outputs["overflow"] = {INFINITY, -0x1.fffffep+127};
   f.facts["partial-sums"] = "float32; float64 at leaves 2";
   f.facts["rounding"] = "nearest-even";
   f.model = "reproduced";
-  golden.fingerprint = f;
+  golden.fingerprints = {f};
   return golden;
 }
 
@@ -72,18 +72,18 @@ TEST(GoldenFingerprint, WritesTheDocumentedLines) {
 TEST(GoldenFingerprint, RoundTripsExactly) {
   const Golden golden = sample();
   const Golden back = parse_golden_text(write_golden_text(golden));
-  ASSERT_TRUE(back.fingerprint);
-  EXPECT_EQ(*back.fingerprint, *golden.fingerprint);
-  EXPECT_TRUE(std::signbit(back.fingerprint->outputs.at("normal")[1]));
+  ASSERT_TRUE(back.fingerprint());
+  EXPECT_EQ(*back.fingerprint(), *golden.fingerprint());
+  EXPECT_TRUE(std::signbit(back.fingerprint()->outputs.at("normal")[1]));
   EXPECT_EQ(write_golden_text(back), write_golden_text(golden));
 }
 
 TEST(GoldenFingerprint, OlderGoldensWithoutOneStillRead) {
   Golden golden = sample();
-  golden.fingerprint.reset();
+  golden.fingerprints.clear();
   const std::string text = write_golden_text(golden);
   EXPECT_EQ(text.find("fingerprint."), std::string::npos);
-  EXPECT_FALSE(parse_golden_text(text).fingerprint);
+  EXPECT_FALSE(parse_golden_text(text).fingerprint());
 }
 
 std::string parse_error(const std::string& text) {
@@ -104,13 +104,13 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 TEST(GoldenFingerprint, AnEditedOutputFailsTheDigestCheck) {
   const std::string text = replaced(write_golden_text(sample()), "0x1.8p+0 ", "0x1.cp+0 ");
   const std::string error = parse_error(text);
-  EXPECT_NE(error.find("g.golden:11: fingerprint.digest is '"), std::string::npos) << error;
+  EXPECT_NE(error.find("g.golden:13: fingerprint.digest is '"), std::string::npos) << error;
   EXPECT_NE(error.find("but the outputs give"), std::string::npos) << error;
 }
 
 TEST(GoldenFingerprint, MalformedLinesNameTheLine) {
   const std::string text = write_golden_text(sample());
-  EXPECT_NE(parse_error(replaced(text, "0x1.8p+0 ", "1.5 ")).find("g.golden:15: fingerprint output '1.5'"),
+  EXPECT_NE(parse_error(replaced(text, "0x1.8p+0 ", "1.5 ")).find("g.golden:17: fingerprint output '1.5'"),
             std::string::npos);
   EXPECT_NE(parse_error(replaced(text, "0x1.8p+0 ", "0x1.80p+0 ")).find("not a canonical"), std::string::npos);
   EXPECT_NE(parse_error(replaced(text, "fingerprint.model", "fingerprint.modle")).find("unknown key 'fingerprint.modle'"),
@@ -126,9 +126,9 @@ TEST(GoldenFingerprint, StoreRewritesWhenOnlyTheFingerprintChanged) {
   Golden golden = sample();
   EXPECT_EQ(store_golden(path, golden), StoreOutcome::created);
   EXPECT_EQ(store_golden(path, golden), StoreOutcome::unchanged);
-  golden.fingerprint->facts["rounding"] = "toward-zero";
+  golden.fingerprints[0].facts["rounding"] = "toward-zero";
   EXPECT_EQ(store_golden(path, golden), StoreOutcome::changed);
-  EXPECT_EQ(read_golden(path).fingerprint->facts.at("rounding"), "toward-zero");
+  EXPECT_EQ(read_golden(path).fingerprint()->facts.at("rounding"), "toward-zero");
   std::filesystem::remove_all(dir);
 }
 

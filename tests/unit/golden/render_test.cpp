@@ -101,7 +101,7 @@ TEST(Render, DescribeGolden) {
   golden.meta.tool_version = "0.1.0";
   golden.meta.created = "2024-01-01";
   golden.meta.extra["threads"] = "1";
-  golden.tree = parse_sexpr("((0 1) 2)");
+  golden.map = OrderMap::uniform({}, parse_sexpr("((0 1) 2)"));
   const std::string text = describe_golden(golden);
   EXPECT_NE(text.find("library:                OpenBLAS 0.3.21\n"), std::string::npos) << text;
   EXPECT_NE(text.find("extra.threads:          1\n"), std::string::npos) << text;

@@ -185,7 +185,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformed{"(0 123456789012345678901234567890)", 3,
                   "leaf index 123456789012345678901234567890 is out of range"},
         Malformed{"(0 1)\n", 5, "byte 0x0a"},
-        Malformed{"((0 1) (2 3) (4 5)", 18, "expected ' ' or ')'"}));
+        Malformed{"((0 1) (2 3) (4 5)", 18, "expected ' ' or ')'"}),
+    // Stable test names (the default prints the parameter's bytes, pointers included).
+    [](const ::testing::TestParamInfo<Malformed>& param) { return "case" + std::to_string(param.index); });
 
 }  // namespace
 }  // namespace fprev

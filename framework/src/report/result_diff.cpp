@@ -1,0 +1,131 @@
+// What changed between two results of a case: trees, order maps, recorded findings.
+#include "fprev/result_diff.hpp"
+
+#include "fprev/summary.hpp"
+
+namespace fprev {
+namespace {
+
+constexpr std::size_t kChangesListed = 8;
+
+std::string finding_text(const RecordedFinding& finding) {
+  return "the target misbehaves (" + std::string(to_string(finding.finding)) + "): " + finding.message;
+}
+
+std::string order_text(const Golden& golden) {
+  if (golden.is_single_tree()) return format_summary(summarize(golden.tree()));
+  return "an order map of " + std::to_string(golden.map.classes.size()) + " classes";
+}
+
+std::string result_text(const Golden& golden) {
+  return golden.finding ? finding_text(*golden.finding) : order_text(golden);
+}
+
+// The two maps over one grid: a single tree is spread over the other's grid (a version 1 golden
+// recorded no grid); nullopt when both have several classes over different grids.
+struct ComparableMaps {
+  OrderMap before, after;
+};
+std::optional<ComparableMaps> comparable_maps(const Golden& before, const Golden& after) {
+  if (before.map.grid == after.map.grid) return ComparableMaps{before.map, after.map};
+  if (before.is_single_tree()) return ComparableMaps{OrderMap::uniform(after.map.grid, before.tree()), after.map};
+  if (after.is_single_tree()) return ComparableMaps{before.map, OrderMap::uniform(before.map.grid, after.tree())};
+  return std::nullopt;
+}
+
+std::string grid_text(const OutputGrid& grid) {
+  return std::to_string(grid.rows) + " x " + std::to_string(grid.columns);
+}
+
+std::string header(const DiffLabels& labels) {
+  std::string out;
+  if (!labels.case_id.empty()) {
+    out += "case " + labels.case_id;
+    if (!labels.platform_key.empty()) out += " on platform " + labels.platform_key;
+    out += '\n';
+  }
+  const std::size_t width = std::max(labels.old_name.size(), labels.new_name.size()) + 2;
+  const auto line = [&](const std::string& name, const std::string& text) {
+    std::string label = name + ":";
+    label.resize(std::max(label.size(), width), ' ');
+    out += label + text + "\n";
+  };
+  if (!labels.old_identity.empty() || !labels.new_identity.empty()) {
+    line(labels.old_name, labels.old_identity);
+    line(labels.new_name, labels.new_identity);
+  }
+  return out;
+}
+
+std::string map_diff(const ComparableMaps& maps, const DiffLabels& labels) {
+  const std::vector<MapChange> changes = compare_maps(maps.before, maps.after);
+  std::string out = header(labels);
+  out += labels.old_name + " order map: " + std::to_string(maps.before.classes.size()) + " class(es); " +
+         labels.new_name + ": " + std::to_string(maps.after.classes.size()) + " class(es) of the " +
+         grid_text(maps.after.grid) + " outputs\n";
+  if (changes.empty()) return out + "the orders are identical at every element\n";
+  out += "elements whose tree changed:\n";
+  for (std::size_t i = 0; i < changes.size() && i < kChangesListed; ++i) {
+    const MapChange& change = changes[i];
+    out += "  " + format_region(change.region, maps.after.grid) + ": " +
+           summarize(maps.before.classes[change.before_class].tree).description + " -> " +
+           summarize(maps.after.classes[change.after_class].tree).description + "\n";
+  }
+  if (changes.size() > kChangesListed)
+    out += "  ... and " + std::to_string(changes.size() - kChangesListed) + " more regions\n";
+  const MapChange& first = changes.front();
+  DiffLabels inner;
+  inner.old_name = labels.old_name;
+  inner.new_name = labels.new_name;
+  out += "the first region's trees:\n";
+  const std::string diff = render_diff_text(maps.before.classes[first.before_class].tree,
+                                            maps.after.classes[first.after_class].tree, inner);
+  for (std::size_t start = 0; start < diff.size();) {
+    const std::size_t end = diff.find('\n', start);
+    out += "  " + diff.substr(start, end - start + 1);
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_result_diff(const Golden& before, const Golden& after, const DiffLabels& labels) {
+  if (before.finding || after.finding) {
+    std::string out = header(labels);
+    out += labels.old_name + " result: " + result_text(before) + "\n";
+    out += labels.new_name + " result: " + result_text(after) + "\n";
+    return out;
+  }
+  if (before.is_single_tree() && after.is_single_tree())
+    return render_diff_text(before.tree(), after.tree(), labels);
+  const auto maps = comparable_maps(before, after);
+  if (!maps)
+    return header(labels) + "not comparable: " + labels.old_name + "'s order map is over " +
+           grid_text(before.map.grid) + " outputs, " + labels.new_name + "'s over " +
+           grid_text(after.map.grid) + "\n";
+  return map_diff(*maps, labels);
+}
+
+std::string result_diff_summary(const Golden& before, const Golden& after) {
+  if (before.finding && after.finding)
+    return "finding " + std::string(to_string(before.finding->finding)) + " -> " +
+           std::string(to_string(after.finding->finding));
+  if (before.finding) return "finding " + std::string(to_string(before.finding->finding)) + " -> " + order_text(after);
+  if (after.finding) return order_text(before) + " -> finding " + std::string(to_string(after.finding->finding));
+  if (before.is_single_tree() && after.is_single_tree()) {
+    const TreeDiff d = diff_trees(before.tree(), after.tree());
+    if (!d.comparable) return d.note;
+    return std::to_string(d.agreeing_inner_nodes) + " of " + std::to_string(d.old_inner) +
+           " inner nodes agree; now " + d.new_summary.description;
+  }
+  const auto maps = comparable_maps(before, after);
+  if (!maps) return "the grids differ";
+  const std::vector<MapChange> changes = compare_maps(maps->before, maps->after);
+  std::size_t elements = 0;
+  for (const MapChange& change : changes) elements += change.region.size();
+  return std::to_string(elements) + " of " + std::to_string(maps->after.grid.size()) +
+         " elements follow another tree; now " + std::to_string(maps->after.classes.size()) + " class(es)";
+}
+
+}  // namespace fprev
