@@ -92,7 +92,13 @@ DiffLabels diff_labels(const TreeInput& old_input, const TreeInput& new_input) {
     labels.case_id = old_input.golden->meta.case_id;
     labels.platform_key = old_input.golden->meta.platform_key;
   }
-  if (new_input.golden) labels.new_identity = golden_identity(new_input.golden->meta);
+  if (new_input.golden) {
+    labels.new_identity = golden_identity(new_input.golden->meta);
+    const std::string& new_platform = new_input.golden->meta.platform_key;
+    if (labels.platform_key.empty()) labels.platform_key = new_platform + " (new)";
+    else if (new_platform != labels.platform_key)
+      labels.platform_key += " (old) and " + new_platform + " (new)";
+  }
   return labels;
 }
 

@@ -62,7 +62,8 @@ std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 // `check --ctest`, one case per process: the case's block (or one "passed" line) and, on failure,
 // a line CTest's FAIL_REGULAR_EXPRESSION picks up for the JUnit failure message.
 std::unique_ptr<Reporter> make_ctest_reporter(std::ostream& out);
-// For people who would rather look than read: one self-contained HTML page (docs/html-report.md)
+// For people who would rather look than read: one self-contained HTML page (README, "Pictures and
+// the HTML report")
 // written to `out` at the end of the run: the summary table; per failing case its identities, the
 // diff and its picture (trees drawn with at most `max_nodes` nodes each; the picture needs
 // Graphviz, else its DOT text is shown), the diagnostics and the accept command; the skips and

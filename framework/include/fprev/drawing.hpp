@@ -66,8 +66,8 @@ struct Drawing {
   std::size_t tree_nodes = 0;    // nodes of the tree (leaves included)
   std::size_t tree_leaves = 0;
   bool complete = false;         // node for node: nothing collapsed
-  // What was collapsed, for the picture: "every node drawn" or e.g. "structure of 8191 nodes in
-  // 9 drawn: 4092 additions in collapsed chain steps, 4092 summands in groups".
+  // What was collapsed, for the picture: "every node drawn" or e.g. "structure: 9 of 8191 nodes
+  // drawn\n4092 additions in collapsed chain steps\n4092 summands in groups".
   std::string note;
 };
 

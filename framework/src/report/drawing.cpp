@@ -546,14 +546,13 @@ std::string structural_note(const Drawing& drawing) {
       default: break;
     }
   }
-  std::vector<std::string> parts;
-  if (in_steps) parts.push_back(plural(in_steps, "addition", "additions") + " in collapsed chain steps");
-  if (in_copies) parts.push_back(plural(in_copies, "addition", "additions") + " in copies of a shape drawn once");
-  if (in_subtrees) parts.push_back(plural(in_subtrees, "addition", "additions") + " in collapsed subtrees");
-  if (grouped) parts.push_back(plural(grouped, "summand", "summands") + " in groups");
+  // One line per kind of collapse, so the note stays narrower than the drawing.
   std::string note = "structure: " + std::to_string(drawing.nodes.size()) + " of " +
                      std::to_string(drawing.tree_nodes) + " nodes drawn";
-  for (std::size_t i = 0; i < parts.size(); ++i) note += (i == 0 ? "; " : ", ") + parts[i];
+  if (in_steps) note += "\n" + plural(in_steps, "addition", "additions") + " in collapsed chain steps";
+  if (in_copies) note += "\n" + plural(in_copies, "addition", "additions") + " in copies of a shape drawn once";
+  if (in_subtrees) note += "\n" + plural(in_subtrees, "addition", "additions") + " in collapsed subtrees";
+  if (grouped) note += "\n" + plural(grouped, "summand", "summands") + " in groups";
   return note;
 }
 
