@@ -2,6 +2,7 @@
 // algorithm), differing regions found through the lowest agreeing ancestors, and subtrees printed
 // with a length limit.
 #include "fprev/diff.hpp"
+#include "engine/checks.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -101,23 +102,6 @@ std::vector<NodeId> lowest_agreeing_ancestors(const Tree& tree, const std::vecto
   return result;
 }
 
-std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId root) {
-  std::vector<std::uint32_t> leaves;
-  leaves.reserve(tree.leaves_under(root));
-  std::vector<NodeId> stack{root};
-  while (!stack.empty()) {
-    const NodeId node = stack.back();
-    stack.pop_back();
-    if (tree.is_leaf(node)) {
-      leaves.push_back(node);
-    } else {
-      for (NodeId child : tree.children(node)) stack.push_back(child);
-    }
-  }
-  std::sort(leaves.begin(), leaves.end());
-  return leaves;
-}
-
 // Per node: smallest and largest leaf, and the gcd of the differences between its leaves. A leaf
 // set is an arithmetic progression (contiguous when the gcd is 1) exactly when it has
 // (highest - lowest) / gcd + 1 leaves: all of them lie on that grid, so then they fill it.
@@ -170,7 +154,7 @@ std::string braced(std::initializer_list<std::uint32_t> listed, std::optional<st
 
 // The leaf set of a subtree in compact form (format_leaf_set); progressions need no leaf list.
 std::string leaf_set_text(const Tree& tree, NodeId node, const LeafBounds& bounds) {
-  if (!bounds.is_progression(tree, node)) return format_leaf_set(leaves_of(tree, node));
+  if (!bounds.is_progression(tree, node)) return format_leaf_set(detail::leaves_of(tree, node));
   const std::uint32_t low = bounds.lowest[node], high = bounds.highest[node];
   if (tree.is_leaf(node)) return braced({low});
   if (bounds.step[node] == 1) return braced({low}, {high});
@@ -368,7 +352,7 @@ TreeDiff diff_trees(const Tree& old_tree, const Tree& new_tree, const DiffOption
     ++diff.difference_count;
     if (diff.differences.size() >= options.max_items) continue;
     DiffItem item;
-    item.leaves = leaves_of(new_tree, node);
+    item.leaves = detail::leaves_of(new_tree, node);
     item.leaves_text = format_leaf_set(item.leaves);
     Printed old_text = old_printer.print(matching.new_to_old[node]);
     Printed new_text = new_printer.print(node);

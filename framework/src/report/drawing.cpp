@@ -16,6 +16,7 @@
 #include "fprev/diff.hpp"
 #include "fprev/drawing.hpp"
 #include "fprev/summary.hpp"
+#include "engine/checks.hpp"
 #include "tree/structure_recognition.hpp"
 
 namespace fprev {
@@ -58,40 +59,19 @@ std::string plural(std::size_t count, const char* one, const char* many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
-// The leaves (sorted) and inner nodes (ascending, so children first) of the subtree at `root`.
-void collect_subtree(const Tree& tree, NodeId root, std::vector<NodeId>& leaves, std::vector<NodeId>& inner) {
-  leaves.clear();
-  inner.clear();
-  std::vector<NodeId> stack{root};
-  while (!stack.empty()) {
-    const NodeId node = stack.back();
-    stack.pop_back();
-    if (tree.is_leaf(node)) {
-      leaves.push_back(node);
-      continue;
-    }
-    inner.push_back(node);
-    for (NodeId child : tree.children(node)) stack.push_back(child);
-  }
-  std::sort(leaves.begin(), leaves.end());
-  std::sort(inner.begin(), inner.end());
-}
-
-std::vector<std::uint32_t> as_indices(const std::vector<NodeId>& leaves) {
-  return std::vector<std::uint32_t>(leaves.begin(), leaves.end());
-}
-
-// The subtree at `root` as a tree of its own, leaves renumbered in their order.
-Tree extract_subtree(const Tree& tree, const std::vector<NodeId>& leaves, const std::vector<NodeId>& inner) {
+// The subtree at `node` as a tree of its own, leaves renumbered in their order. Its inner nodes are
+// the ids node - inner + 1 .. node: ids are the canonical post-order, which visits a subtree in one
+// run (children first).
+Tree extract_subtree(const Tree& tree, NodeId node, const std::vector<std::uint32_t>& leaves, std::size_t inner) {
   TreeBuilder builder(leaves.size());
   std::unordered_map<NodeId, NodeId> local;
-  local.reserve(leaves.size() + inner.size());
+  local.reserve(leaves.size() + inner);
   for (std::size_t i = 0; i < leaves.size(); ++i) local.emplace(leaves[i], static_cast<NodeId>(i));
   std::vector<NodeId> children;
-  for (NodeId node : inner) {
+  for (NodeId v = static_cast<NodeId>(node + 1 - inner); v <= node; ++v) {
     children.clear();
-    for (NodeId child : tree.children(node)) children.push_back(local.at(child));
-    local.emplace(node, builder.add_node(children));
+    for (NodeId child : tree.children(v)) children.push_back(local.at(child));
+    local.emplace(v, builder.add_node(children));
   }
   return builder.build();
 }
@@ -412,10 +392,7 @@ class Drawer {
     }
   }
 
-  std::string leaf_set(NodeId node) {
-    collect_subtree(tree_, node, leaves_, inner_);
-    return format_leaf_set(as_indices(leaves_));
-  }
+  std::string leaf_set(NodeId node) const { return format_leaf_set(detail::leaves_of(tree_, node)); }
 
   std::vector<std::string> label(const DrawnNode& drawn, const Members& members) {
     switch (drawn.kind) {
@@ -440,10 +417,10 @@ class Drawer {
     return {};
   }
 
-  std::vector<std::string> subtree_label(NodeId node) {
-    collect_subtree(tree_, node, leaves_, inner_);
-    const TreeSummary summary = summarize(extract_subtree(tree_, leaves_, inner_));
-    std::vector<std::string> lines{format_leaf_set(as_indices(leaves_))};
+  std::vector<std::string> subtree_label(NodeId node) const {
+    const std::vector<std::uint32_t> leaves = detail::leaves_of(tree_, node);
+    const TreeSummary summary = summarize(extract_subtree(tree_, node, leaves, inner_below_[node]));
+    std::vector<std::string> lines{format_leaf_set(leaves)};
     if (summary.recognized) {
       lines.push_back(plural(summary.leaves, "leaf", "leaves") + ", " + summary.description);
       lines.push_back("depth " + std::to_string(summary.depth));
@@ -482,8 +459,8 @@ class Drawer {
     std::vector<std::uint32_t> all;
     for (NodeId node : members.nodes) {
       if (tree_.is_leaf(node)) ++summands;
-      collect_subtree(tree_, node, leaves_, inner_);
-      all.insert(all.end(), leaves_.begin(), leaves_.end());
+      const std::vector<std::uint32_t> leaves = detail::leaves_of(tree_, node);
+      all.insert(all.end(), leaves.begin(), leaves.end());
     }
     std::sort(all.begin(), all.end());
     return {plural(members.nodes.size(), "operand", "operands") + ": " + plural(summands, "summand", "summands") +
@@ -502,7 +479,6 @@ class Drawer {
   std::priority_queue<Candidate> queue_;
   std::vector<std::size_t> pending_;         // subtrees added by the opening under way
   std::vector<std::pair<std::uint32_t, NodeId>> boxed_templates_;  // shapes drawn in this expression
-  std::vector<NodeId> leaves_, inner_;       // scratch
 };
 
 Drawing draw_every_node(const Tree& tree, const DrawingOptions& options) {
