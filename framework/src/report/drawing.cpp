@@ -45,14 +45,18 @@ std::string summand_list(const std::vector<NodeId>& leaves) {
   return out;
 }
 
-// "4, 8, 12" or "4, 8, …, 28"
+// "4, 8, 12", "4, 8, …, 28" (evenly spaced) or "4, 8, … (not evenly spaced), 40".
 std::string number_list(const std::vector<std::int64_t>& values) {
   std::string out;
   if (values.size() <= 3) {
     for (std::size_t i = 0; i < values.size(); ++i) out.append(i ? ", " : "").append(std::to_string(values[i]));
     return out;
   }
-  return std::to_string(values[0]) + ", " + std::to_string(values[1]) + ", …, " + std::to_string(values.back());
+  bool progression = true;
+  for (std::size_t i = 2; i < values.size() && progression; ++i)
+    progression = values[i] - values[i - 1] == values[1] - values[0];
+  return std::to_string(values[0]) + ", " + std::to_string(values[1]) +
+         (progression ? ", …, " : ", … (not evenly spaced), ") + std::to_string(values.back());
 }
 
 std::string plural(std::size_t count, const char* one, const char* many) {

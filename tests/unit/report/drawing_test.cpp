@@ -141,9 +141,19 @@ TEST(Drawing, LanesAreDrawnOnceWithTheirCopiesCounted) {
   const Drawing d = draw_tree(tree);
   expect_consistent(tree, d, kDefaultDrawnNodes);
   std::size_t copied_lanes = 0;
-  for (const DrawnNode& node : d.nodes)
-    if (node.kind == DrawnKind::copies) copied_lanes += node.leaves / 128;
+  bool middle_lanes = false;
+  for (const DrawnNode& node : d.nodes) {
+    if (node.kind != DrawnKind::copies) continue;
+    copied_lanes += node.leaves / 128;
+    // The root chain's middle steps add lanes 3..6: lane 0 shifted by 3, 4, 5 and 6.
+    if (node.leaves == 4 * 128) {
+      middle_lanes = true;
+      EXPECT_EQ(node.lines, (std::vector<std::string>{"4 subtrees {3,11..1019}, …, {6,14..1022}",
+                                                      "same shape as {0,8..1016}", "shifted by 3, 4, …, 6"}));
+    }
+  }
   EXPECT_EQ(copied_lanes, 7u);
+  EXPECT_TRUE(middle_lanes);
 }
 
 TEST(Drawing, FusedSumsAreMarkedAsSuch) {
