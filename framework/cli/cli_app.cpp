@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "validators.hpp"
 #include "fprev/backend.hpp"
+#include "fprev/drawing.hpp"
 #include "version.hpp"
 
 namespace fprev::cli {
@@ -86,6 +87,21 @@ void add_strict_flag(CLI::App& command, bool& strict) {
       ->group(kOutputGroup);
 }
 
+void add_output_file_option(CLI::App& command, std::optional<std::string>& output) {
+  command.add_option("--output", output, "write to FILE instead of stdout")->type_name("FILE")->group(kOutputGroup);
+}
+
+void add_picture_options(CLI::App& command, PictureOptions& p) {
+  command
+      .add_option("--max-nodes", p.max_nodes,
+                  "pictures: the most nodes drawn per tree (default " + std::to_string(kDefaultDrawnNodes) +
+                      ", at most " + std::to_string(kMaxDrawnNodes) +
+                      "); larger trees are drawn by their structure, collapsed parts saying what they hold")
+      ->check(CLI::Range(std::size_t{1}, kMaxDrawnNodes))
+      ->type_name("N")
+      ->group(kOutputGroup);
+}
+
 void add_gate_options(CLI::App& command, GateOptions& g) {
   add_selection_options(command, g.selection);
   add_engine_options(command, g.engine, true);
@@ -127,6 +143,12 @@ CLI::App* add_check(CLI::App& app, GateOptions& o) {
               "run exactly one case for a CTest test: exit 77 when skipped, absolute paths in the "
               "printed accept command")
       ->group(kOutputGroup);
+  c->add_option("--html", o.html,
+                "also write a self-contained HTML report to FILE: the summary, and per failing case its "
+                "identities, diff and picture (pictures need Graphviz), diagnostics and skips")
+      ->type_name("FILE")
+      ->group(kOutputGroup);
+  add_picture_options(*c, o.picture);
   c->footer(
       "e.g. fprev-golden check suites/blas-cpu.yaml\n"
       "     fprev-golden check --suite blas-cpu --case 'gemm-*' --json");
@@ -151,8 +173,18 @@ CLI::App* add_diff(CLI::App& app, DiffCommandOptions& o) {
       ->required()
       ->type_name("");
   c->add_option("NEW", o.new_input, "the same for the new tree")->required()->type_name("");
-  add_json_flag(*c, o.json, "the diff as one JSON document on stdout (docs/json.md)");
-  c->footer("e.g. fprev-golden diff golden/any/reference/reference/sum-float32-pairwise-n7.golden '((0 1) 2)'");
+  c->add_option("--format", o.format,
+                "text (default), json, dot or svg (needs Graphviz): a picture of both trees side by side, "
+                "what differs in red")
+      ->check(CLI::IsMember({"text", "json", "dot", "svg"}))
+      ->type_name("FORMAT")
+      ->group(kOutputGroup);
+  c->add_flag("--json", o.json, "the same as --format json (docs/json.md)")->group(kOutputGroup)->excludes("--format");
+  add_output_file_option(*c, o.output);
+  add_picture_options(*c, o.picture);
+  c->footer(
+      "e.g. fprev-golden diff golden/any/reference/reference/sum-float32-pairwise-n7.golden '((0 1) 2)'\n"
+      "     fprev-golden diff OLD.golden NEW.golden --format svg --output diff.svg");
   return c;
 }
 
@@ -166,7 +198,8 @@ CLI::App* add_show(CLI::App& app, ShowOptions& o) {
       ->type_name("FORMAT")
       ->group(kOutputGroup);
   c->add_flag("--json", o.json, "the same as --format json")->group(kOutputGroup)->excludes("--format");
-  c->add_option("--output", o.output, "write to FILE instead of stdout")->type_name("FILE")->group(kOutputGroup);
+  add_output_file_option(*c, o.output);
+  add_picture_options(*c, o.picture);
   return c;
 }
 

@@ -2,10 +2,13 @@
 // each; the commands read these structs and never see argv).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "fprev/drawing.hpp"
 
 namespace fprev::cli {
 
@@ -25,6 +28,11 @@ struct EngineOptions {
   std::optional<std::uint64_t> seed;     // --reveal-seed (check/update: also --seed)
 };
 
+// The pictures of show and diff (dot, svg) and of check --html.
+struct PictureOptions {
+  std::size_t max_nodes = kDefaultDrawnNodes;  // --max-nodes: drawn nodes per tree
+};
+
 struct ListOptions {
   SelectionOptions selection;
   bool json = false;
@@ -41,6 +49,8 @@ struct GateOptions {
   bool ctest = false;   // check only
   bool force = false;   // update only
   bool quiet = false;
+  std::optional<std::string> html;  // check --html FILE: a self-contained report
+  PictureOptions picture;           // ... its pictures
 };
 
 struct RevealCommandOptions {
@@ -59,12 +69,16 @@ struct ShowOptions {
   std::optional<std::string> format;  // text | sexpr | summary | dot | svg | json
   bool json = false;
   std::optional<std::string> output;
+  PictureOptions picture;
 };
 
 struct DiffCommandOptions {
   std::string old_input;
   std::string new_input;
+  std::optional<std::string> format;  // text | json | dot | svg
   bool json = false;
+  std::optional<std::string> output;
+  PictureOptions picture;
 };
 
 struct EnvOptions {

@@ -24,7 +24,7 @@ bool environment_flag(const char* name) {
 }
 
 // Text on stdout by default; --json replaces it with one document; --ctest reports one case for
-// a CTest test. Progress goes to a terminal only: CI logs and pipes stay quiet.
+// a CTest test; --html writes a page besides. Progress goes to a terminal only: CI logs and pipes stay quiet.
 std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
   auto reporters = std::make_unique<ReporterList>();
   if (options.json) {
@@ -35,6 +35,7 @@ std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
     const bool progress = !options.quiet && isatty(2) != 0 && !environment_flag("CI");
     reporters->add(make_text_reporter(std::cout, std::cerr, progress));
   }
+  if (options.html) reporters->add(make_html_file_reporter(*options.html, options.picture.max_nodes));
   return reporters;
 }
 

@@ -25,7 +25,13 @@ Json tree_input_to_json(const TreeInput& input) {
   return json;
 }
 
-std::string title_of(const TreeInput& input) { return input.is_golden_file ? input.result.meta.case_id : ""; }
+// The title of a picture: the golden's case and library, or where the tree came from.
+std::string picture_title(const TreeInput& input) {
+  if (!input.is_golden_file) return input.label;
+  const GoldenMetadata& meta = input.result.meta;
+  return "case " + meta.case_id + " (suite " + meta.suite + ", backend " + meta.backend + ") on platform " +
+         meta.platform_key + "\n" + golden_identity(meta);
+}
 
 // One line per class: "rows 0-7 x columns 0-5: ((0 1) 2)".
 std::string classes_sexpr(const Golden& result) {
@@ -39,7 +45,7 @@ std::string classes_sexpr(const Golden& result) {
   return out;
 }
 
-// Every format but dot and svg, which draw one tree (see run_show).
+// Every format but dot and svg (see run_show).
 std::string render(const TreeInput& input, const std::string& format) {
   const Golden& result = input.result;
   if (format == "json") {
@@ -56,7 +62,6 @@ std::string render(const TreeInput& input, const std::string& format) {
   if (const Tree* tree = input.tree()) {
     if (format == "sexpr") return render_sexpr(*tree) + "\n";
     if (format == "summary") return format_summary(summarize(*tree)) + "\n";
-    if (format == "dot") return render_dot(*tree, title_of(input));
     std::string out = input.is_golden_file ? describe_golden(result) + "\n"
                                            : "tree:      " + format_summary(summarize(*tree)) + "\n\n";
     return out + render_text(*tree);
@@ -95,9 +100,58 @@ std::optional<FingerprintComparison> compare_inputs(const TreeInput& old_input, 
   return compare_fingerprints(*a, *b, output_format_of(*a, *b));
 }
 
+DiffLabels diff_labels(const TreeInput& old_input, const TreeInput& new_input) {
+  DiffLabels labels;
+  labels.old_name = "old";
+  labels.new_name = "new";
+  if (old_input.is_golden_file) {
+    labels.old_identity = golden_identity(old_input.result.meta);
+    labels.case_id = old_input.result.meta.case_id;
+    labels.platform_key = old_input.result.meta.platform_key;
+  }
+  if (new_input.is_golden_file) {
+    labels.new_identity = golden_identity(new_input.result.meta);
+    const std::string& new_platform = new_input.result.meta.platform_key;
+    if (labels.platform_key.empty()) labels.platform_key = new_platform + " (new)";
+    else if (new_platform != labels.platform_key)
+      labels.platform_key += " (old) and " + new_platform + " (new)";
+  }
+  return labels;
+}
+
+// Why there is no picture: a recorded finding holds no tree.
+void no_picture(const std::string& command, const std::string& input, const Golden& result) {
+  std::cerr << "fprev-golden " << command << ": error: " << input
+            << (result.finding ? " records a finding (" + std::string(to_string(result.finding->finding)) + "), no tree"
+                               : " cannot be drawn against the other (order maps over different grids)")
+            << ": nothing to draw; --format text or json describes it\n";
+}
+
+// SVG from DOT, or the reason on stderr.
+std::optional<std::string> svg_or_error(const std::string& dot, const char* command) {
+  const SvgResult svg = render_svg_from_dot(dot);
+  if (svg.ok) return svg.svg;
+  std::cerr << "fprev-golden " << command << ": error: cannot render SVG: " << svg.error << "\n";
+  return std::nullopt;
+}
+
+// To --output FILE, or stdout. False (with a message) when the file cannot be written.
+bool write_output(const std::string& text, const std::optional<std::string>& path, const char* command) {
+  if (!path) {
+    std::cout << text;
+    return true;
+  }
+  std::ofstream file(*path, std::ios::binary);
+  file << text;
+  if (file) return true;
+  std::cerr << "fprev-golden " << command << ": error: cannot write " << *path << "\n";
+  return false;
+}
+
 }  // namespace
 
 int run_diff(const DiffCommandOptions& options) {
+  const std::string format = options.format.value_or(options.json ? "json" : "text");
   const TreeInput old_input = read_tree_input(options.old_input);
   const TreeInput new_input = read_tree_input(options.new_input);
   const Golden& before = old_input.result;
@@ -108,69 +162,64 @@ int run_diff(const DiffCommandOptions& options) {
   const bool same_bits = !change || change->same();
   const bool same = same_orders(before, after) && (diff ? diff->comparable : true);
   const bool equal = same && same_bits;
-  if (options.json) {
+  const DiffLabels labels = diff_labels(old_input, new_input);
+  std::ostringstream out;
+  if (format == "json") {
     Json document = json_document("diff");
     document["old"] = tree_input_to_json(old_input);
     document["new"] = tree_input_to_json(new_input);
     document["diff"] = diff ? diff_to_json(*diff) : Json(nullptr);
     document["change"] = same ? Json(nullptr) : Json(result_diff_summary(before, after));
     document["fingerprint_change"] = change ? fingerprint_change_to_json(*change) : Json(nullptr);
-    write_json(std::cout, document);
-  } else if (same) {
-    std::cout << (diff ? "the trees are identical: " + format_summary(diff->new_summary)
-                       : std::string(before.finding ? "the same recorded finding: " + std::string(to_string(before.finding->finding))
-                                                    : "the order maps are identical"))
-              << "\n";
-    if (change) std::cout << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
-  } else {
-    DiffLabels labels;
-    labels.old_name = "old";
-    labels.new_name = "new";
-    if (old_input.is_golden_file) {
-      labels.old_identity = golden_identity(before.meta);
-      labels.case_id = before.meta.case_id;
-      labels.platform_key = before.meta.platform_key;
+    write_json(out, document);
+  } else if (format == "dot" || format == "svg") {
+    const auto dot = result_diff_dot(before, after, labels, options.picture.max_nodes);
+    if (!dot) {
+      no_picture("diff", before.finding ? options.old_input : options.new_input, before.finding ? before : after);
+      return kExitUsage;
     }
-    if (new_input.is_golden_file) labels.new_identity = golden_identity(after.meta);
-    std::cout << render_result_diff(before, after, labels);
-    if (change) std::cout << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
+    if (format == "dot") {
+      out << *dot;
+    } else {
+      const auto svg = svg_or_error(*dot, "diff");
+      if (!svg) return kExitFailure;
+      out << *svg;
+    }
+  } else if (same) {
+    out << (diff ? "the trees are identical: " + format_summary(diff->new_summary)
+                 : std::string(before.finding ? "the same recorded finding: " + std::string(to_string(before.finding->finding))
+                                              : "the order maps are identical"))
+        << "\n";
+    if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
+  } else {
+    out << render_result_diff(before, after, labels);
+    if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
   }
+  if (!write_output(out.str(), options.output, "diff")) return kExitFailure;
   return equal ? kExitOk : kExitFailure;
 }
 
 int run_show(const ShowOptions& options) {
   const std::string format = options.format.value_or(options.json ? "json" : "text");
   const TreeInput input = read_tree_input(options.input);
-  if ((format == "dot" || format == "svg") && input.tree() == nullptr) {
-    std::cerr << "fprev-golden show: error: " << options.input << " holds "
-              << (input.result.finding ? "a recorded finding, no tree"
-                                       : "an order map of " + std::to_string(input.result.map.classes.size()) +
-                                             " trees")
-              << "; --format " << format << " draws one tree (text, sexpr, summary and json show every class)\n";
-    return kExitUsage;
-  }
   std::string out;
-  if (format == "svg") {
-    const SvgResult svg = render_svg(*input.tree(), title_of(input));
-    if (!svg.ok) {
-      std::cerr << "fprev-golden show: error: cannot render SVG: " << svg.error << "\n";
-      return kExitFailure;
+  if (format == "dot" || format == "svg") {
+    const auto dot = result_dot(input.result, picture_title(input), options.picture.max_nodes);
+    if (!dot) {
+      no_picture("show", options.input, input.result);
+      return kExitUsage;
     }
-    out = svg.svg;
+    if (format == "dot") {
+      out = *dot;
+    } else {
+      const auto svg = svg_or_error(*dot, "show");
+      if (!svg) return kExitFailure;
+      out = *svg;
+    }
   } else {
     out = render(input, format);
   }
-  if (!options.output) {
-    std::cout << out;
-    return kExitOk;
-  }
-  std::ofstream file(*options.output, std::ios::binary);
-  file << out;
-  if (!file) {
-    std::cerr << "fprev-golden show: error: cannot write " << *options.output << "\n";
-    return kExitFailure;
-  }
-  return kExitOk;
+  return write_output(out, options.output, "show") ? kExitOk : kExitFailure;
 }
 
 }  // namespace fprev::cli

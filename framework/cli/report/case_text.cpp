@@ -94,6 +94,8 @@ void print_indented(std::ostream& out, const std::string& text) {
 
 }  // namespace
 
+std::string case_detail(const CaseResult& result) { return detail_of(result); }
+
 CaseCounts count_cases(const std::vector<CaseResult>& results, bool strict) {
   CaseCounts counts;
   for (const auto& r : results) {

@@ -41,7 +41,10 @@ std::vector<std::string> all_failure_reasons();
 // that accepts or creates its golden. Nothing for a passed or unchanged case.
 void print_case_details(std::ostream& out, const CaseResult& result, bool strict,
                         const std::string& accept_command);
-// Aligned table: suite, backend, case, status, time, tree summary or reason.
+// The detail column of the summary table: the tree summary, the diff in brief, the finding or the
+// reason of a skip, in one line.
+std::string case_detail(const CaseResult& result);
+// Aligned table: suite, backend, case, status, time, tree summary or reason (case_detail).
 void print_summary_table(std::ostream& out, const std::vector<CaseResult>& results);
 void print_obsolete(std::ostream& out, const std::vector<GoldenLocation>& obsolete);
 

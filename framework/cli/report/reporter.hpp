@@ -62,5 +62,24 @@ std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 // `check --ctest`, one case per process: the case's block (or one "passed" line) and, on failure,
 // a line CTest's FAIL_REGULAR_EXPRESSION picks up for the JUnit failure message.
 std::unique_ptr<Reporter> make_ctest_reporter(std::ostream& out);
+// For people who would rather look than read: one self-contained HTML page (README, "Pictures and
+// the HTML report")
+// written to `out` at the end of the run: the summary table; per failing case its identities, the
+// diff and its picture (trees drawn with at most `max_nodes` nodes each; the picture needs
+// Graphviz, else its DOT text is shown), the diagnostics and the accept command; the skips and
+// why; notes; obsolete goldens.
+std::unique_ptr<Reporter> make_html_reporter(std::ostream& out, std::size_t max_nodes);
+// The same, written to the file `path` (created or truncated now, so a path that cannot be
+// written stops the run before it starts: UsageError).
+std::unique_ptr<Reporter> make_html_file_reporter(const std::string& path, std::size_t max_nodes);
+
+// The pictures of a case that needs attention, as Graphviz DOT: today the golden's tree against
+// the revealed one when the tree changed. A golden holding several trees (an order map) gives one
+// picture per class whose tree changed; a recorded finding none (its diagnostic is in the text).
+struct CasePicture {
+  std::string caption;
+  std::string dot;
+};
+std::vector<CasePicture> case_pictures(const CaseResult& result, std::size_t max_nodes);
 
 }  // namespace fprev::cli

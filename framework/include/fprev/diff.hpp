@@ -54,6 +54,17 @@ struct DiffOptions {
 // iterative throughout.
 TreeDiff diff_trees(const Tree& old_tree, const Tree& new_tree, const DiffOptions& options = {});
 
+// Node by node: which nodes of two trees over the same leaves agree (the pictures of a diff colour
+// them). Vectors are indexed by NodeId of their tree; leaves map to themselves.
+struct TreeMatching {
+  std::vector<NodeId> old_to_new;    // the new node with the same leaf set (cluster), or kNoNode
+  std::vector<NodeId> new_to_old;    // the same the other way round
+  std::vector<bool> old_identical;   // the subtree is the same in both trees (all clusters agree)
+  std::vector<bool> new_identical;
+};
+// O(n) expected time. Throws std::invalid_argument when the leaf counts differ.
+TreeMatching match_trees(const Tree& old_tree, const Tree& new_tree);
+
 // "{5}", "{0..63}", "{0,8..1016}" (an arithmetic progression), "{1,4,9}", or for long irregular
 // sets "{1,4,9,...,998; 312 leaves}". `leaves` must be sorted.
 std::string format_leaf_set(const std::vector<std::uint32_t>& leaves);

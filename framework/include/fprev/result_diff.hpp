@@ -4,10 +4,13 @@
 // first; a recorded finding against a finding or an order.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "fprev/diff.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/render.hpp"
 
 namespace fprev {
 
@@ -17,5 +20,14 @@ std::string render_result_diff(const Golden& before, const Golden& after, const 
 // One line for a summary table: "26 of 32 inner nodes agree; now sequential", "2 of 3 classes
 // changed", "finding nondeterministic -> a tree", ...
 std::string result_diff_summary(const Golden& before, const Golden& after);
+
+// Pictures as Graphviz DOT (fprev/render.hpp). Of a result: one panel per class (its regions and
+// tree summary as the title; a single tree: one panel). Of a change: two single trees side by side
+// (render_diff_dot), or for two maps the trees of the first region whose tree changed. nullopt
+// where there is no tree to draw (a recorded finding).
+std::optional<std::string> result_dot(const Golden& result, std::string_view title = "",
+                                      std::size_t max_nodes = kDefaultDrawnNodes);
+std::optional<std::string> result_diff_dot(const Golden& before, const Golden& after, const DiffLabels& labels = {},
+                                           std::size_t max_nodes = kDefaultDrawnNodes);
 
 }  // namespace fprev

@@ -2,10 +2,12 @@
 // algorithm), differing regions found through the lowest agreeing ancestors, and subtrees printed
 // with a length limit.
 #include "fprev/diff.hpp"
+#include "engine/checks.hpp"
 
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <numeric>
 #include <unordered_map>
@@ -17,12 +19,7 @@ constexpr std::size_t kMinCollapsedLeaves = 4;  // smaller identical subtrees re
 
 // Inner nodes of `a` and `b` with the same cluster, in both directions (kNoNode: no match).
 // Leaves map to themselves.
-struct Matching {
-  std::vector<NodeId> new_to_old;
-  std::vector<NodeId> old_to_new;
-};
-
-Matching match_clusters(const Tree& old_tree, const Tree& new_tree) {
+TreeMatching match_clusters(const Tree& old_tree, const Tree& new_tree) {
   const std::size_t n = old_tree.leaf_count();
   // Rank of every leaf in the old tree's left-to-right leaf order: each old cluster is then an
   // interval of ranks, and a new cluster is an old one exactly when its ranks form the same interval.
@@ -67,7 +64,7 @@ Matching match_clusters(const Tree& old_tree, const Tree& new_tree) {
   for (NodeId node = static_cast<NodeId>(n); node < old_tree.node_count(); ++node)
     old_by_interval.emplace(interval_key(old_intervals[node].first, old_intervals[node].second), node);
 
-  Matching matching;
+  TreeMatching matching;
   matching.new_to_old.assign(new_tree.node_count(), kNoNode);
   matching.old_to_new.assign(old_tree.node_count(), kNoNode);
   for (NodeId leaf = 0; leaf < n; ++leaf) matching.new_to_old[leaf] = matching.old_to_new[leaf] = leaf;
@@ -103,23 +100,6 @@ std::vector<NodeId> lowest_agreeing_ancestors(const Tree& tree, const std::vecto
     result[node] = match[parent] != kNoNode ? parent : result[parent];
   }
   return result;
-}
-
-std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId root) {
-  std::vector<std::uint32_t> leaves;
-  leaves.reserve(tree.leaves_under(root));
-  std::vector<NodeId> stack{root};
-  while (!stack.empty()) {
-    const NodeId node = stack.back();
-    stack.pop_back();
-    if (tree.is_leaf(node)) {
-      leaves.push_back(node);
-    } else {
-      for (NodeId child : tree.children(node)) stack.push_back(child);
-    }
-  }
-  std::sort(leaves.begin(), leaves.end());
-  return leaves;
 }
 
 // Per node: smallest and largest leaf, and the gcd of the differences between its leaves. A leaf
@@ -174,7 +154,7 @@ std::string braced(std::initializer_list<std::uint32_t> listed, std::optional<st
 
 // The leaf set of a subtree in compact form (format_leaf_set); progressions need no leaf list.
 std::string leaf_set_text(const Tree& tree, NodeId node, const LeafBounds& bounds) {
-  if (!bounds.is_progression(tree, node)) return format_leaf_set(leaves_of(tree, node));
+  if (!bounds.is_progression(tree, node)) return format_leaf_set(detail::leaves_of(tree, node));
   const std::uint32_t low = bounds.lowest[node], high = bounds.highest[node];
   if (tree.is_leaf(node)) return braced({low});
   if (bounds.step[node] == 1) return braced({low}, {high});
@@ -281,6 +261,24 @@ class SubtreePrinter {
 
 }  // namespace
 
+TreeMatching match_trees(const Tree& old_tree, const Tree& new_tree) {
+  if (old_tree.leaf_count() != new_tree.leaf_count())
+    throw std::invalid_argument("match_trees: the trees have " + std::to_string(old_tree.leaf_count()) +
+                                " and " + std::to_string(new_tree.leaf_count()) + " leaves");
+  TreeMatching matching = match_clusters(old_tree, new_tree);
+  // A subtree is identical in both trees when every cluster on each side is matched.
+  const auto old_matched = all_clusters_matched(old_tree, matching.old_to_new);
+  const auto new_matched = all_clusters_matched(new_tree, matching.new_to_old);
+  matching.old_identical.assign(old_tree.node_count(), false);
+  matching.new_identical.assign(new_tree.node_count(), false);
+  for (NodeId node = 0; node < new_tree.node_count(); ++node) {
+    const NodeId old_node = matching.new_to_old[node];
+    if (old_node != kNoNode && new_matched[node] && old_matched[old_node])
+      matching.new_identical[node] = matching.old_identical[old_node] = true;
+  }
+  return matching;
+}
+
 std::string format_leaf_set(const std::vector<std::uint32_t>& leaves) {
   if (leaves.empty()) return "{}";
   if (leaves.size() == 1) return braced({leaves[0]});
@@ -325,7 +323,7 @@ TreeDiff diff_trees(const Tree& old_tree, const Tree& new_tree, const DiffOption
     return diff;
   }
 
-  const Matching matching = match_clusters(old_tree, new_tree);
+  const TreeMatching matching = match_trees(old_tree, new_tree);
   const std::size_t n = new_tree.leaf_count();
   for (NodeId node = static_cast<NodeId>(n); node < new_tree.node_count(); ++node)
     if (matching.new_to_old[node] != kNoNode) ++diff.agreeing_inner_nodes;
@@ -340,15 +338,11 @@ TreeDiff diff_trees(const Tree& old_tree, const Tree& new_tree, const DiffOption
     if (matching.old_to_new[node] == kNoNode) is_region[matching.old_to_new[old_laa[node]]] = true;
 
   // Subtrees identical in both trees may be shown by their leaf set when printing.
-  const auto new_identical = all_clusters_matched(new_tree, matching.new_to_old);
-  const auto old_identical = all_clusters_matched(old_tree, matching.old_to_new);
   std::vector<bool> collapse_new(new_tree.node_count(), false);
   std::vector<bool> collapse_old(old_tree.node_count(), false);
   for (NodeId node = static_cast<NodeId>(n); node < new_tree.node_count(); ++node) {
-    const NodeId old_node = matching.new_to_old[node];
-    if (new_tree.leaves_under(node) >= kMinCollapsedLeaves && new_identical[node] &&
-        old_identical[old_node])
-      collapse_new[node] = collapse_old[old_node] = true;
+    if (new_tree.leaves_under(node) >= kMinCollapsedLeaves && matching.new_identical[node])
+      collapse_new[node] = collapse_old[matching.new_to_old[node]] = true;
   }
   const SubtreePrinter old_printer(old_tree, std::move(collapse_old), options.max_chars);
   const SubtreePrinter new_printer(new_tree, std::move(collapse_new), options.max_chars);
@@ -358,7 +352,7 @@ TreeDiff diff_trees(const Tree& old_tree, const Tree& new_tree, const DiffOption
     ++diff.difference_count;
     if (diff.differences.size() >= options.max_items) continue;
     DiffItem item;
-    item.leaves = leaves_of(new_tree, node);
+    item.leaves = detail::leaves_of(new_tree, node);
     item.leaves_text = format_leaf_set(item.leaves);
     Printed old_text = old_printer.print(matching.new_to_old[node]);
     Printed new_text = new_printer.print(node);

@@ -1,6 +1,7 @@
-// Tree rendering as S-expression, indented text and Graphviz DOT.
+// Tree rendering as S-expression, indented text and Graphviz DOT (of the drawings of drawing.cpp).
 #include "fprev/render.hpp"
 
+#include "fprev/drawing.hpp"
 #include "fprev/sexpr.hpp"
 #include "fprev/summary.hpp"
 
@@ -16,24 +17,92 @@ std::string node_label(const Tree& tree, NodeId node) {
   return arity == 2 ? std::string("+") : std::string("+ fused ").append(std::to_string(arity));
 }
 
-// DOT string literal: quotes and backslashes escaped, newlines as \n.
-std::string dot_quote(std::string_view text) {
+// DOT string literal: quotes and backslashes escaped, newlines as `newline` ("\n" centres the
+// line before it, "\l" left-justifies it and ends the text as a line too).
+std::string dot_quote(std::string_view text, std::string_view newline = "\\n") {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
     } else if (c == '\n') {
-      out += "\\n";
+      out += newline;
     } else {
       out += c;
     }
   }
+  if (newline == "\\l") out += newline;
   return out + "\"";
 }
 
-std::string dot_id(const Tree& tree, NodeId node) {
-  return std::string(tree.is_leaf(node) ? "x" : "n").append(std::to_string(node));
+// A DOT string literal of a title: every line left-justified.
+std::string title_quote(std::string_view text) { return dot_quote(text, "\\l"); }
+
+// Graphviz attributes of a drawn node: its shape by kind, fused sums blue, marked nodes red,
+// collapsed nodes that are the same in another tree green.
+std::string node_attributes(const DrawnNode& node) {
+  std::string label;
+  for (std::size_t i = 0; i < node.lines.size(); ++i) label.append(i ? "\n" : "").append(node.lines[i]);
+  std::string shape, style, fill;
+  switch (node.kind) {
+    case DrawnKind::leaf: shape = "plaintext"; break;
+    case DrawnKind::leaves:
+    case DrawnKind::operands: shape = "box"; style = "rounded,dashed"; break;
+    case DrawnKind::addition:
+      if (node.width > 2) {
+        shape = "box";
+        style = "filled";
+        fill = "#cfe2f3";
+      } else {
+        shape = "circle";
+      }
+      break;
+    case DrawnKind::chain_steps: shape = "box"; style = "dashed"; break;
+    case DrawnKind::subtree: shape = "box"; style = "rounded,filled"; fill = "#eeeeee"; break;
+    case DrawnKind::copies: shape = "box"; style = "rounded,dashed,filled"; fill = "#f6f6f6"; break;
+  }
+  std::string extra;
+  if (node.marked > 0) {
+    fill = "#f4cccc";
+    extra = ", color=\"#cc0000\", penwidth=2";
+    if (style.find("filled") == std::string::npos) style += style.empty() ? "filled" : ",filled";
+  } else if (node.identical && node.kind != DrawnKind::leaf && node.kind != DrawnKind::addition) {
+    fill = "#e2f0d9";
+    if (style.find("filled") == std::string::npos) style += style.empty() ? "filled" : ",filled";
+  }
+  std::string out = "label=" + dot_quote(label) + ", shape=" + shape;
+  if (node.kind == DrawnKind::addition && node.width == 2) out += ", width=0.35, fixedsize=true";
+  if (!style.empty()) out += ", style=\"" + style + "\"";
+  if (!fill.empty()) out += ", fillcolor=\"" + fill + "\"";
+  return out + extra;
+}
+
+void append_panel(std::string& out, const DrawingPanel& panel, std::size_t p) {
+  const std::string prefix = "p" + std::to_string(p) + "_";
+  const Drawing& drawing = panel.drawing;
+  out += "  subgraph cluster_" + std::to_string(p) + " {\n";
+  std::string label = panel.title;
+  if (!drawing.note.empty()) label += (label.empty() ? "" : "\n") + drawing.note;
+  // labelloc=b: the top, in a graph drawn bottom to top (rankdir=BT).
+  out += "    label=" + title_quote(label) + "; labelloc=b; labeljust=l; color=\"#bbbbbb\";\n";
+  for (std::size_t i = 0; i < drawing.nodes.size(); ++i)
+    out += "    " + prefix + std::to_string(i) + " [" + node_attributes(drawing.nodes[i]) + "];\n";
+  // Written from the sum to its operand, drawn backwards: Graphviz keeps the operands of a node
+  // in order only for out-edges (ordering=out), and the arrows point the way the additions happen.
+  for (const DrawnEdge& edge : drawing.edges) {
+    out += "    " + prefix + std::to_string(edge.to) + " -> " + prefix + std::to_string(edge.from);
+    if (edge.count > 1) out += " [label=\"×" + std::to_string(edge.count) + "\"]";
+    out += ";\n";
+  }
+  if (drawing.complete) {  // every summand on one row, in order
+    out += "    { rank=same;";
+    for (std::size_t i = 0; i < drawing.nodes.size(); ++i)
+      if (drawing.nodes[i].kind == DrawnKind::leaf) out += " " + prefix + std::to_string(i) + ";";
+    out += " }\n";
+    for (std::size_t i = 1; i < drawing.tree_leaves; ++i)  // keep them in index order
+      out += "    " + prefix + std::to_string(i - 1) + " -> " + prefix + std::to_string(i) + " [style=invis];\n";
+  }
+  out += "  }\n";
 }
 
 }  // namespace
@@ -57,29 +126,20 @@ std::string render_text(const Tree& tree) {
   return out;
 }
 
-std::string render_dot(const Tree& tree, std::string_view title) {
-  std::string out = "digraph summation_tree {\n";
-  out += "  graph [ordering=out";
-  if (!title.empty()) out += ", label=" + dot_quote(title) + ", labelloc=t";
+std::string drawing_dot(const std::vector<DrawingPanel>& panels, std::string_view title) {
+  std::string out = "digraph summation_trees {\n";
+  out += "  graph [rankdir=BT, ordering=out, nodesep=0.25, ranksep=0.3, fontname=\"Helvetica\", fontsize=12";
+  if (!title.empty()) out += ", label=" + title_quote(title) + ", labelloc=t, labeljust=l";
   out += "];\n";
-  out += "  node [fontname=\"Helvetica\"];\n";
-  for (NodeId node = static_cast<NodeId>(tree.leaf_count()); node < tree.node_count(); ++node) {
-    const bool fused = tree.children(node).size() > 2;
-    out.append("  ").append(dot_id(tree, node)).append(" [label=");
-    out.append(dot_quote(node_label(tree, node))).append(fused ? ", shape=box" : ", shape=circle");
-    out += "];\n";
-    for (NodeId child : tree.children(node))
-      out.append("  ").append(dot_id(tree, node)).append(" -> ").append(dot_id(tree, child)) += ";\n";
-  }
-  if (!tree.empty()) {
-    out += "  { rank=same;";
-    for (NodeId leaf = 0; leaf < tree.leaf_count(); ++leaf)
-      out.append(" ").append(dot_id(tree, leaf)).append(" [label=")
-          .append(dot_quote(node_label(tree, leaf))) += ", shape=plaintext];";
-    out += " }\n";
-  }
+  out += "  node [fontname=\"Helvetica\", fontsize=11, margin=\"0.08,0.03\"];\n";
+  out += "  edge [dir=back, arrowsize=0.6, color=\"#555555\", fontname=\"Helvetica\", fontsize=10];\n";
+  for (std::size_t p = 0; p < panels.size(); ++p) append_panel(out, panels[p], p);
   out += "}\n";
   return out;
+}
+
+std::string render_dot(const Tree& tree, std::string_view title, const DrawingOptions& options) {
+  return drawing_dot({{"", draw_tree(tree, options)}}, title);
 }
 
 std::string describe_golden(const Golden& golden) {

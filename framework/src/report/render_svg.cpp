@@ -122,15 +122,8 @@ SvgResult render_svg_from_dot(std::string_view dot) {
   return result;
 }
 
-SvgResult render_svg(const Tree& tree, std::string_view title, std::size_t max_nodes) {
-  if (tree.node_count() > max_nodes) {
-    SvgResult result;
-    result.error = "the tree has " + std::to_string(tree.node_count()) +
-                   " nodes, more than the SVG limit of " + std::to_string(max_nodes) +
-                   "; use the DOT or text output";
-    return result;
-  }
-  return render_svg_from_dot(render_dot(tree, title));
+SvgResult render_svg(const Tree& tree, std::string_view title, const DrawingOptions& options) {
+  return render_svg_from_dot(render_dot(tree, title, options));
 }
 
 }  // namespace fprev

@@ -128,4 +128,42 @@ std::string result_diff_summary(const Golden& before, const Golden& after) {
          " elements follow another tree; now " + std::to_string(maps->after.classes.size()) + " class(es)";
 }
 
+std::optional<std::string> result_dot(const Golden& result, std::string_view title, std::size_t max_nodes) {
+  if (result.finding) return std::nullopt;
+  DrawingOptions options;
+  options.max_nodes = max_nodes;
+  std::vector<DrawingPanel> panels;
+  for (std::size_t k = 0; k < result.map.classes.size(); ++k) {
+    const OrderClass& c = result.map.classes[k];
+    std::string panel_title = format_summary(summarize(c.tree));
+    if (!result.is_single_tree()) {
+      std::string regions;
+      for (const Region& region : c.regions)
+        regions += (regions.empty() ? "" : "; ") + format_region(region, result.map.grid);
+      panel_title = "class " + std::to_string(k) + ": " + regions + "\n" + panel_title;
+    }
+    panels.push_back({std::move(panel_title), draw_tree(c.tree, options)});
+  }
+  return drawing_dot(panels, title);
+}
+
+std::optional<std::string> result_diff_dot(const Golden& before, const Golden& after, const DiffLabels& labels,
+                                           std::size_t max_nodes) {
+  if (before.finding || after.finding) return std::nullopt;
+  if (before.is_single_tree() && after.is_single_tree())
+    return render_diff_dot(before.tree(), after.tree(), labels, max_nodes);
+  const auto maps = comparable_maps(before, after);
+  if (!maps) return std::nullopt;
+  const std::vector<MapChange> changes = compare_maps(maps->before, maps->after);
+  if (changes.empty())
+    return render_diff_dot(maps->after.classes[0].tree, maps->after.classes[0].tree, labels, max_nodes);
+  const MapChange& first = changes.front();
+  DiffLabels region_labels = labels;
+  const std::string where = " at " + format_region(first.region, maps->after.grid);
+  region_labels.old_name += where;
+  region_labels.new_name += where;
+  return render_diff_dot(maps->before.classes[first.before_class].tree, maps->after.classes[first.after_class].tree,
+                         region_labels, max_nodes);
+}
+
 }  // namespace fprev

@@ -17,11 +17,10 @@
 #include <unordered_map>
 
 #include "fprev/structure.hpp"
+#include "tree/structure_recognition.hpp"
 
 namespace fprev {
 namespace {
-
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 // An expression's item before runs are merged: a leaf or a template, relative to the base.
 struct RawItem {
@@ -83,18 +82,24 @@ StructureError::StructureError(std::size_t line, std::size_t column, const std::
       column_(column),
       message_(message) {}
 
-StructureDescription describe_structure(const Tree& tree) {
+namespace detail {
+
+RecognizedStructure recognize_structure(const Tree& tree) {
   if (tree.empty()) throw std::invalid_argument("describe_structure: the tree is empty");
   const std::size_t n = tree.leaf_count();
   const std::size_t nodes = tree.node_count();
-  StructureDescription description;
+  RecognizedStructure recognized;
+  recognized.accumulator.assign(nodes, kNoNode);
+  recognized.absorbed.assign(nodes, false);
+  recognized.template_of.assign(nodes, kNoTemplate);
+  StructureDescription& description = recognized.description;
   description.leaves = n;
-  if (n == 1) return description;
+  if (n == 1) return recognized;
 
   // Accumulators, absorption and chain widths, children first (ids are in post-order).
-  std::vector<NodeId> accumulator(nodes, kNoNode);
+  std::vector<NodeId>& accumulator = recognized.accumulator;
+  std::vector<bool>& absorbed = recognized.absorbed;
   std::vector<std::uint32_t> width(nodes, 0);
-  std::vector<bool> absorbed(nodes, false);
   for (NodeId v = static_cast<NodeId>(n); v < nodes; ++v) {
     const auto children = tree.children(v);
     NodeId best = kNoNode;
@@ -119,17 +124,13 @@ StructureDescription describe_structure(const Tree& tree) {
     }
   }
 
-  std::vector<std::uint32_t> template_of(nodes, kNone);
+  std::vector<std::uint32_t>& template_of = recognized.template_of;
   std::unordered_map<std::vector<std::int64_t>, std::uint32_t, KeyHash> templates_by_key;
-  std::vector<NodeId> path;
   std::vector<RawItem> raw;
   std::vector<std::int64_t> key;
   for (NodeId top = static_cast<NodeId>(n); top < nodes; ++top) {
     if (absorbed[top]) continue;
-    path.assign(1, top);
-    while (accumulator[path.back()] != kNoNode && absorbed[accumulator[path.back()]])
-      path.push_back(accumulator[path.back()]);
-    std::reverse(path.begin(), path.end());  // lowest node first
+    const std::vector<NodeId> path = expression_steps(recognized, top);
     const std::int64_t base = tree.smallest_leaf(top);
     raw.clear();
     for (std::size_t t = 0; t < path.size(); ++t) {
@@ -157,7 +158,22 @@ StructureDescription describe_structure(const Tree& tree) {
   }
   // The root's template must be the last: it is the only expression with all n leaves, and it is
   // created last because the root has the largest id.
-  return description;
+  return recognized;
+}
+
+std::vector<NodeId> expression_steps(const RecognizedStructure& recognized, NodeId top) {
+  std::vector<NodeId> path{top};
+  while (recognized.accumulator[path.back()] != kNoNode &&
+         recognized.absorbed[recognized.accumulator[path.back()]])
+    path.push_back(recognized.accumulator[path.back()]);
+  std::reverse(path.begin(), path.end());  // lowest node first
+  return path;
+}
+
+}  // namespace detail
+
+StructureDescription describe_structure(const Tree& tree) {
+  return detail::recognize_structure(tree).description;
 }
 
 Tree expand_structure(const StructureDescription& description) {

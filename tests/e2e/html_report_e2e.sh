@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The HTML report of a gate run in a real browser (headless Chromium from Debian): a scratch
+# project whose gate fails (a golden edited to another tree, a nondeterministic target) and skips
+# (a missing golden) writes check --html; the page loads without console errors, its DOM holds the
+# summary, the failing case with its picture, the diagnostic and the skip; a screenshot is taken
+# (kept in the output directory for people to look at). Also the diff picture of two shipped
+# goldens of one OpenBLAS case under two forced kernel families.
+# Skips (77) when Chromium is not installed.
+# usage: html_report_e2e.sh <fprev-golden> <source root> <output dir>
+set -uo pipefail
+FG=$1 ROOT=$2 OUT=$3
+BROWSER=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$BROWSER" ]; then
+  echo "SKIP: chromium is not installed (scripts/install-deps installs it)"
+  exit 77
+fi
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+unset CI FPREV_STRICT FPREV_SUITES FPREV_GOLDEN_DIR
+source "$(dirname "$0")/e2e_lib.sh"
+mkdir -p "$OUT"
+rm -f "$OUT/report.html" "$OUT/report.png" "$OUT/diff.svg"
+
+# The flags the machine's browser needs to run headless and offline, and a fresh profile per run.
+browser() {
+  timeout 60 "$BROWSER" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$(mktemp -d "$WORK/profile-XXXXXX")" "$@"
+}
+
+cd "$WORK"
+mkdir -p project/suites
+cd project
+cat > suites/demo.yaml <<'YAML'
+suite: demo
+description: a project whose gate fails
+backends:
+  - name: ref
+    use: reference
+cases:
+  - op: sum
+    order: [sequential, pairwise]
+    n: [64, 1000]
+  - op: sum
+    order: nondeterministic
+    n: 64
+  - op: dot
+    order: strided_pairwise
+    n: 40
+YAML
+G=golden/any/demo/ref
+"$FG" update --case 'sum-float32-sequential-*' --case 'sum-float32-pairwise-*' --case 'dot-*' >out.txt 2>&1
+expect_status 0 $? "update creates the goldens"
+# A golden edited to another valid tree: the pairwise sum of 1000 summands recorded as sequential.
+{ sed -n '/^leaves:/q;p' "$G/sum-float32-pairwise-n1000.golden"
+  sed -n '/^leaves:/,$p' "$G/sum-float32-sequential-n1000.golden"; } > edited && mv edited "$G/sum-float32-pairwise-n1000.golden"
+# A nondeterministic target with a golden: it misbehaves. A missing golden: a skip.
+sed 's/^case: sum-float32-sequential-n64$/case: sum-float32-nondeterministic-n64/' \
+  "$G/sum-float32-sequential-n64.golden" > "$G/sum-float32-nondeterministic-n64.golden"
+rm "$G/dot-float32-strided_pairwise-n40.golden"
+
+"$FG" check --html "$OUT/report.html" >out.txt 2>&1; expect_status 1 $? "the gate fails"
+expect_in "FAILED reproducibility/demo/ref/sum-float32-pairwise-n1000" out.txt "the edited golden fails"
+[ -s "$OUT/report.html" ] && pass "check --html wrote the report" || fail "no report written"
+"$FG" check --html /nonexistent-fprev-dir/report.html >out.txt 2>&1
+expect_status 2 $? "a report that cannot be written stops the run"
+
+# --- the page in the browser --------------------------------------------------------------------
+browser --enable-logging=stderr --v=0 --dump-dom "file://$OUT/report.html" >dom.html 2>console.txt
+expect_status 0 $? "Chromium loads the report"
+if grep -E "CONSOLE|net::ERR|Not allowed to load" console.txt >errors.txt; then
+  fail "the page logged errors:"; sed 's/^/      /' errors.txt
+else
+  pass "the page loads without console or network errors"
+fi
+expect_in "<h1>fprev-golden check</h1>" dom.html "the DOM holds the page"
+expect_in "3 passed, 2 failed, 1 skipped" dom.html "the summary's closing line"
+expect_in "reproducibility/demo/ref/sum-float32-pairwise-n1000: the summation tree changed" dom.html \
+  "the failing case's section"
+expect_in "reproducibility/demo/ref/sum-float32-nondeterministic-n64: the target misbehaves: nondeterministic" \
+  dom.html "the misbehaving case's section"
+expect_in "no golden for platform" dom.html "the skip and why"
+if command -v dot >/dev/null; then
+  expect_in "<svg" dom.html "the picture of the diff is inline SVG"
+  expect_in "#f4cccc" dom.html "the picture marks what differs"
+fi
+browser --screenshot="$OUT/report.png" --window-size=1200,2000 "file://$OUT/report.html" >/dev/null 2>&1
+size=$(stat -c %s "$OUT/report.png" 2>/dev/null || echo 0)
+[ "$size" -gt 20000 ] && pass "a screenshot of the report ($OUT/report.png, $size bytes)" \
+                      || fail "no screenshot (size $size)"
+
+# --- the diff picture of a changed OpenBLAS order --------------------------------------------------
+c=gemm-float64-beta0-nn-m64n64k1001.golden
+"$FG" diff "$ROOT/golden/sandybridge-t1/blas-cpu/openblas-sandybridge/$c" \
+  "$ROOT/golden/haswell-t1/blas-cpu/openblas-haswell/$c" --format dot >diff.dot 2>&1
+expect_status 1 $? "diff --format dot of Sandybridge and Haswell exits 1 (they differ)"
+expect_in "subgraph cluster_1" diff.dot "both trees side by side"
+if command -v dot >/dev/null; then
+  "$FG" diff "$ROOT/golden/sandybridge-t1/blas-cpu/openblas-sandybridge/$c" \
+    "$ROOT/golden/haswell-t1/blas-cpu/openblas-haswell/$c" --format svg --output "$OUT/diff.svg" >out.txt 2>&1
+  expect_status 1 $? "diff --format svg --output"
+  expect_in "<svg" "$OUT/diff.svg" "the diff picture is SVG"
+  browser --screenshot="$OUT/diff.png" --window-size=1600,900 "file://$OUT/diff.svg" >/dev/null 2>&1
+  [ -s "$OUT/diff.png" ] && pass "Chromium renders the diff picture" || fail "no screenshot of the diff picture"
+fi
+finish html-report
