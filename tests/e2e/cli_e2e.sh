@@ -119,6 +119,11 @@ run 2 "show without a tree" -- "$FG" show
 expect_in "TREE is required" out.txt "show: the missing argument is named"
 run 2 "check of a suite path that does not exist" -- "$FG" check no/such/suite.yaml
 expect_in "no/such/suite.yaml" out.txt "the missing suite path is named"
+run 2 "check with a golden directory that does not exist" -- "$FG" check --golden no/such/golden
+expect_in "the golden directory no/such/golden does not exist (named with --golden)" out.txt \
+  "the missing golden directory is named"
+FPREV_GOLDEN_DIR=no/such/golden run 2 "check with FPREV_GOLDEN_DIR that does not exist" -- "$FG" check
+expect_in "(named with FPREV_GOLDEN_DIR)" out.txt "the variable that named it is said"
 run 2 "check --seed x" -- "$FG" check --seed x
 expect_in "--seed" out.txt "the badly typed option is named"
 run 2 "update --reveal-seed -1" -- "$FG" update --reveal-seed -1

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "../accept_command.hpp"
@@ -54,6 +55,14 @@ int run_gate(const GateOptions& options, bool update) {
         "refusing to re-baseline goldens in CI (the environment variable CI is set). Review the "
         "change and run update on a developer machine, or pass --force.");
   const Selection selection = select_cases(options.selection);
+  // A golden directory named explicitly must exist for check: otherwise every case would be a
+  // "missing golden" skip and the gate green although nothing was compared. update creates it.
+  const bool golden_named = selection.golden_given || std::getenv("FPREV_GOLDEN_DIR") != nullptr;
+  if (!update && golden_named && !std::filesystem::is_directory(selection.golden_root))
+    throw UsageError("the golden directory " + selection.golden_root.string() +
+                     " does not exist (named with " +
+                     (selection.golden_given ? "--golden" : "FPREV_GOLDEN_DIR") +
+                     "); check compares with the goldens there. Record them with update, or fix the path");
   if (options.ctest && selection.cases.size() != 1)
     throw UsageError("--ctest runs exactly one case (use --suite, --backend and --case)");
 

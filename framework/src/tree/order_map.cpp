@@ -343,12 +343,14 @@ std::vector<MapChange> compare_maps(const OrderMap& before, const OrderMap& afte
       if (!(before.classes[a.at(i, j)].tree == after.classes[b.at(i, j)].tree))
         pairs[{a.at(i, j), b.at(i, j)}] = true;
   std::vector<MapChange> changes;
-  for (const auto& [pair, unused] : pairs) {
-    (void)unused;
+  for (const auto& entry : pairs) {
+    const auto [from, to] = entry.first;
+    // (a lambda captures plain variables: clang 14 does not capture structured bindings)
+    const std::size_t before_class = from, after_class = to;
     for (Region& region : regions_of(a, [&](std::size_t i, std::size_t j) {
-           return a.at(i, j) == pair.first && b.at(i, j) == pair.second;
+           return a.at(i, j) == before_class && b.at(i, j) == after_class;
          }))
-      changes.push_back({std::move(region), pair.first, pair.second});
+      changes.push_back({std::move(region), before_class, after_class});
   }
   return changes;
 }
