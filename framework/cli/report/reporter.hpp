@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../options.hpp"
 #include "case_text.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/runner.hpp"
@@ -24,8 +25,10 @@ struct RunInfo {
 
 struct RunSummary {
   const std::vector<CaseResult>& results;
-  const std::vector<GoldenLocation>& obsolete;  // goldens no case refers to
+  const std::vector<ObsoleteGolden>& obsolete;  // goldens no case refers to (case_text.hpp)
   CaseCounts counts;
+  UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // what check did with them
+  std::string review_command;  // reviews the pending results the run kept; "" when it kept none
 };
 
 class Reporter {
