@@ -250,8 +250,8 @@ json_ok check 1 "check --json keeps pending results" cases/1/pending_file="$G/su
 json_ok reject 0 "reject --json" counts/rejected=1 counts/accepted=0 counts/refused=0 results/0/outcome=rejected \
   results/0/case=sum-float32-pairwise-n4 results/0/change=null -- reject --case sum-float32-pairwise-n4 --json
 json_ok accept 0 "accept --json" counts/accepted=1 results/0/outcome=created results/0/change=@nonempty \
-  results/0/golden_path="$G/sum-float32-sequential-n16.golden" results/0/message=null -- accept --json
-json_ok accept 0 "accept --json with nothing pending" counts/accepted=0 'results=[]' -- accept --json
+  results/0/golden_path="$G/sum-float32-sequential-n16.golden" results/0/message=null -- accept --suite small --json
+json_ok accept 0 "accept --json with nothing pending" counts/accepted=0 'results=[]' -- accept --suite small --json
 sed 's/^case: .*/case: gone/' "$G/sum-float32-sequential-n4.golden" >"$G/gone.golden"
 json_ok check 1 "check --json --unreferenced=delete" unreferenced=delete "obsolete_goldens/0=$G/gone.golden" \
   "deleted_goldens/0=$G/gone.golden" -- check --json --no-pending --unreferenced=delete
