@@ -96,6 +96,28 @@ int report(const char* command, const PendingSelection& selection, const std::ve
   return refused == 0 ? kExitOk : kExitFailure;
 }
 
+// accept or reject: `act` on every selected pending result; one that throws (PendingError,
+// GoldenIoError: nothing was changed) is refused, with the reason.
+template <class Act>
+int resolve(const char* command, const ResolveOptions& options, Act act) {
+  const PendingSelection selection = select_pending(options.selection);
+  warn_about_stray(selection);
+  if (nothing_selected(selection, command)) return options.json ? report(command, selection, {}, true) : kExitOk;
+  std::vector<Resolution> resolutions;
+  for (const PendingFile& file : selection.files) {
+    Resolution r{&file, "", "", ""};
+    try {
+      act(selection.store, file, r);
+    } catch (const std::exception& e) {
+      r.outcome = "refused";
+      r.change.clear();
+      r.message = e.what();
+    }
+    resolutions.push_back(std::move(r));
+  }
+  return report(command, selection, resolutions, options.json);
+}
+
 }  // namespace
 
 int run_review(const ReviewOptions& options) {
@@ -118,40 +140,17 @@ int run_review(const ReviewOptions& options) {
 int run_accept(const ResolveOptions& options) {
   refuse_in_ci(options.force, "accept pending results as goldens",
                "Review the change and accept it on a developer machine");
-  const PendingSelection selection = select_pending(options.selection);
-  warn_about_stray(selection);
-  if (nothing_selected(selection, "accept")) return options.json ? report("accept", selection, {}, true) : kExitOk;
-  std::vector<Resolution> resolutions;
-  for (const PendingFile& file : selection.files) {
-    Resolution r{&file, "", "", ""};
-    try {
-      r.change = pending_change(file, selection.store.read(file));
-      r.outcome = std::string(to_string(selection.store.accept(file, options.force)));
-    } catch (const std::exception& e) {  // PendingError, GoldenIoError: nothing was changed
-      r.outcome = "refused";
-      r.message = e.what();
-    }
-    resolutions.push_back(std::move(r));
-  }
-  return report("accept", selection, resolutions, options.json);
+  return resolve("accept", options, [&](const PendingStore& store, const PendingFile& file, Resolution& r) {
+    r.change = pending_change(file, store.read(file));
+    r.outcome = std::string(to_string(store.accept(file, options.force)));
+  });
 }
 
 int run_reject(const ResolveOptions& options) {
-  const PendingSelection selection = select_pending(options.selection);
-  warn_about_stray(selection);
-  if (nothing_selected(selection, "reject")) return options.json ? report("reject", selection, {}, true) : kExitOk;
-  std::vector<Resolution> resolutions;
-  for (const PendingFile& file : selection.files) {
-    Resolution r{&file, "rejected", "", ""};
-    try {
-      selection.store.reject(file);
-    } catch (const std::exception& e) {  // GoldenIoError
-      r.outcome = "refused";
-      r.message = e.what();
-    }
-    resolutions.push_back(std::move(r));
-  }
-  return report("reject", selection, resolutions, options.json);
+  return resolve("reject", options, [](const PendingStore& store, const PendingFile& file, Resolution& r) {
+    store.reject(file);
+    r.outcome = "rejected";
+  });
 }
 
 }  // namespace fprev::cli
