@@ -147,9 +147,13 @@ void ReviewSession::show(const PendingFile& file, const Golden& pending, std::si
                         : std::string("none"))
        << "\n";
   out_ << "  pending: " << golden_identity(pending.meta) << ", kept by check at " << pending.meta.created << "\n";
-  if (store_.golden_changed_since(file, pending))
-    out_ << "  note: the golden changed since check kept this result: run check again to compare with it, or "
-            "accept with --force\n";
+  try {
+    if (store_.golden_changed_since(file, pending))
+      out_ << "  note: the golden changed since check kept this result: run check again to compare with it, or "
+              "accept with --force\n";
+  } catch (const GoldenIoError& e) {  // accepting will say so too
+    out_ << "  note: " << e.what() << "\n";
+  }
   if (now.golden && !same_result(*now.golden, pending)) {
     if (!same_orders(*now.golden, pending)) {
       DiffLabels labels;

@@ -1,7 +1,7 @@
 // Reporters of check and update: each turns the same case results into one form of report (text
 // for people, JSON for tools, the one-case CTest mode). `check`/`update` run the cases and tell
-// every reporter; a new form of report (HTML, pending files) is one new Reporter class added to
-// the list that make_reporters() returns.
+// every reporter; a new form of report is one new Reporter class added to the list that
+// make_reporters() returns.
 #pragma once
 
 #include <cstddef>
