@@ -17,13 +17,15 @@ namespace {
 constexpr const char* kSelectionGroup = "Selection";
 constexpr const char* kEngineGroup = "Engine";
 constexpr const char* kOutputGroup = "Output";
+constexpr const char* kPendingGroup = "Pending results";
 
 constexpr const char* kFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves or a golden cannot be
   read or written; 2 usage or configuration error; 3 internal error or out of memory;
   77 (check --ctest only) the case was skipped
-environment: FPREV_SUITES, FPREV_GOLDEN_DIR (default paths), FPREV_STRICT=1 (strict mode),
-  CI (update refuses to run), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance
-  of a backend, e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
+environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
+  (strict mode), CI (update, review and accept refuse to run; check keeps no pending results
+  unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
+  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
 JSON output: docs/json.md)";
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
@@ -102,8 +104,33 @@ void add_picture_options(CLI::App& command, PictureOptions& p) {
       ->group(kOutputGroup);
 }
 
+void add_pending_directory_option(CLI::App& command, std::optional<std::string>& directory) {
+  command
+      .add_option("--pending-dir", directory,
+                  "pending results under DIR, in the golden directory's layout (default: beside the goldens, "
+                  "as <case>.golden.new; also $FPREV_PENDING_DIR)")
+      ->type_name("DIR")
+      ->group(kPendingGroup);
+}
+
+// Where check keeps what it revealed for review; update removes what it made obsolete.
+void add_pending_options(CLI::App& command, PendingOptions& p) {
+  add_pending_directory_option(command, p.directory);
+  CLI::Option* keep =
+      command
+          .add_flag("--pending", p.keep,
+                    "keep pending results in CI too (the environment variable CI set; elsewhere they are kept "
+                    "unless --no-pending)")
+          ->group(kPendingGroup);
+  command.add_flag("--no-pending", p.none, "keep no pending results, remove none")
+      ->group(kPendingGroup)
+      ->excludes(keep)
+      ->excludes("--pending-dir");
+}
+
 void add_gate_options(CLI::App& command, GateOptions& g) {
   add_selection_options(command, g.selection);
+  add_pending_options(command, g.pending);
   add_engine_options(command, g.engine, true);
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
@@ -112,10 +139,31 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
 
 // ---- the sub-commands -----------------------------------------------------------------------------
 
+// --golden, --pending-dir and the filters of review, accept and reject.
+void add_pending_selection_options(CLI::App& command, PendingSelectionOptions& s) {
+  command.add_option("--golden", s.golden, "the golden directory (default ./golden or $FPREV_GOLDEN_DIR)")
+      ->type_name("DIR")
+      ->group(kSelectionGroup);
+  add_pending_directory_option(command, s.directory);
+  const std::pair<const char*, std::vector<std::string>*> filters[] = {
+      {"--suite", &s.suites}, {"--backend", &s.backends}, {"--case", &s.cases}, {"--platform", &s.platforms}};
+  const char* what[] = {"suites", "backend instances", "case ids", "platform keys"};
+  for (std::size_t k = 0; k < 4; ++k)
+    command
+        .add_option(filters[k].first, *filters[k].second,
+                    std::string("only pending results whose ") + what[k] + " match (glob, repeatable)")
+        ->allow_extra_args(false)
+        ->type_name("GLOB")
+        ->group(kSelectionGroup);
+}
+
 struct Commands {
   ListOptions list;
   GateOptions check;
   GateOptions update;
+  ReviewOptions review;
+  ResolveOptions accept;
+  ResolveOptions reject;
   DiffCommandOptions diff;
   ShowOptions show;
   RevealCommandOptions reveal;
@@ -149,7 +197,22 @@ CLI::App* add_check(CLI::App& app, GateOptions& o) {
       ->type_name("FILE")
       ->group(kOutputGroup);
   add_picture_options(*c, o.picture);
+  c->add_option_function<std::string>(
+       "--unreferenced",
+       [&o](const std::string& policy) {
+         o.unreferenced = policy == "fail"     ? UnreferencedPolicy::fail
+                          : policy == "delete" ? UnreferencedPolicy::remove
+                                               : UnreferencedPolicy::warn;
+       },
+       "goldens no case refers to any more: warn (default: list them), fail (list them and fail) or delete "
+       "(those that read as goldens of their paths; refused in CI unless --force)")
+      ->check(CLI::IsMember({"warn", "fail", "delete"}))
+      ->type_name("POLICY")
+      ->group(kOutputGroup);
+  c->add_flag("--force", o.force, "--unreferenced=delete even when CI is set")->group(kOutputGroup);
   c->footer(
+      "the revealed result of every case that needs accepting is kept for review as <case>.golden.new\n"
+      "(fprev-golden review; not in CI unless --pending or --pending-dir)\n"
       "e.g. fprev-golden check suites/blas-cpu.yaml\n"
       "     fprev-golden check --suite blas-cpu --case 'gemm-*' --json");
   return c;
@@ -163,6 +226,46 @@ CLI::App* add_update(CLI::App& app, GateOptions& o) {
   add_gate_options(*c, o);
   c->add_flag("--force", o.force, "write goldens even when CI is set")->group(kOutputGroup);
   c->footer("e.g. fprev-golden update --suite blas-cpu --backend openblas --case 'dot-*'");
+  return c;
+}
+
+CLI::App* add_review(CLI::App& app, ReviewOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "review",
+      "walk the pending results check kept: per case its summary and diff, the picture on request, and "
+      "accept / reject / skip; reads the answers from stdin (scripted input works); refuses when CI is set, "
+      "unless --force");
+  add_pending_selection_options(*c, o.selection);
+  add_picture_options(*c, o.picture);
+  c->add_flag("--force", o.force,
+              "review even when CI is set, and accept over a golden that changed since check kept the result")
+      ->group(kOutputGroup);
+  c->footer(
+      "answers: a accept, r reject, s skip, p picture (SVG, or DOT without Graphviz), d diff again, q quit, ? help\n"
+      "e.g. fprev-golden review --suite blas-cpu\n"
+      "     printf 'a\\nr\\n' | fprev-golden review");
+  return c;
+}
+
+CLI::App* add_accept(CLI::App& app, ResolveOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "accept",
+      "accept the selected pending results: write each as its golden (atomically) and remove it; refuses a "
+      "golden that changed since check kept the result, and refuses when CI is set, unless --force");
+  add_pending_selection_options(*c, o.selection);
+  add_json_flag(*c, o.json, "what was done as one JSON document on stdout (docs/json.md)");
+  c->add_flag("--force", o.force,
+              "accept even when CI is set, and over a golden that changed since check kept the result")
+      ->group(kOutputGroup);
+  c->footer("e.g. fprev-golden accept --suite blas-cpu --case 'dot-*'");
+  return c;
+}
+
+CLI::App* add_reject(CLI::App& app, ResolveOptions& o) {
+  CLI::App* c = app.add_subcommand("reject", "delete the selected pending results (the goldens stay as they are)");
+  add_pending_selection_options(*c, o.selection);
+  add_json_flag(*c, o.json, "what was done as one JSON document on stdout (docs/json.md)");
+  c->footer("e.g. fprev-golden reject --backend openblas-haswell");
   return c;
 }
 
@@ -252,7 +355,8 @@ void rewrite_help_command(std::vector<std::string>& arguments) {
 }  // namespace
 
 const std::vector<std::string>& command_names() {
-  static const std::vector<std::string> names = {"list", "check", "update", "diff", "show", "reveal", "env"};
+  static const std::vector<std::string> names = {"list", "check",  "update", "review", "accept",
+                                                 "reject", "diff", "show", "reveal", "env"};
   return names;
 }
 
@@ -270,6 +374,9 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   CLI::App* list = add_list(app, o.list);
   CLI::App* check = add_check(app, o.check);
   CLI::App* update = add_update(app, o.update);
+  CLI::App* review = add_review(app, o.review);
+  CLI::App* accept = add_accept(app, o.accept);
+  CLI::App* reject = add_reject(app, o.reject);
   CLI::App* diff = add_diff(app, o.diff);
   CLI::App* show = add_show(app, o.show);
   CLI::App* reveal = add_reveal(app, o.reveal);
@@ -281,10 +388,13 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
     return kExitUsage;
   }
   const std::string& first = arguments.front();
-  if (std::find(command_names().begin(), command_names().end(), first) != command_names().end())
+  if (std::find(command_names().begin(), command_names().end(), first) != command_names().end()) {
     command = first;
-  else if (first.rfind("-", 0) != 0)
-    throw UsageError("unknown command '" + first + "'; commands: list, check, update, diff, show, reveal, env");
+  } else if (first.rfind("-", 0) != 0) {
+    std::string names;
+    for (const auto& name : command_names()) names += (names.empty() ? "" : ", ") + name;
+    throw UsageError("unknown command '" + first + "'; commands: " + names);
+  }
 
   std::reverse(arguments.begin(), arguments.end());  // CLI11 consumes the vector from its end
   try {
@@ -305,6 +415,9 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   if (app.got_subcommand(list)) return run_list(o.list);
   if (app.got_subcommand(check)) return run_check(o.check);
   if (app.got_subcommand(update)) return run_update(o.update);
+  if (app.got_subcommand(review)) return run_review(o.review);
+  if (app.got_subcommand(accept)) return run_accept(o.accept);
+  if (app.got_subcommand(reject)) return run_reject(o.reject);
   if (app.got_subcommand(diff)) return run_diff(o.diff);
   if (app.got_subcommand(show)) return run_show(o.show);
   if (app.got_subcommand(env)) return run_env(o.env);

@@ -15,5 +15,9 @@ int run_diff(const DiffCommandOptions& options);
 int run_show(const ShowOptions& options);
 int run_reveal(const RevealCommandOptions& options);
 int run_env(const EnvOptions& options);
+// The pending results check keeps: review them one by one, accept or reject them by filters.
+int run_review(const ReviewOptions& options);
+int run_accept(const ResolveOptions& options);
+int run_reject(const ResolveOptions& options);
 
 }  // namespace fprev::cli

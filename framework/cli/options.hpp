@@ -40,17 +40,52 @@ struct ListOptions {
   std::optional<std::string> cmake_tests;  // --cmake-tests EXE
 };
 
+// Where check keeps pending results, and whether it does: check and update.
+struct PendingOptions {
+  bool keep = false;                       // --pending: also in CI
+  bool none = false;                       // --no-pending
+  std::optional<std::string> directory;    // --pending-dir DIR (else $FPREV_PENDING_DIR, else beside the goldens)
+};
+
+// What check does with goldens no case refers to any more.
+enum class UnreferencedPolicy { warn, fail, remove };
+
 struct GateOptions {
   std::string program;  // argv[0]: the accept command names the program as it was run
   SelectionOptions selection;
   EngineOptions engine;
+  PendingOptions pending;
   bool json = false;
   bool strict = false;  // also FPREV_STRICT
   bool ctest = false;   // check only
-  bool force = false;   // update only
+  bool force = false;   // update: write in CI; check: --unreferenced=delete in CI
   bool quiet = false;
+  UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report
   PictureOptions picture;           // ... its pictures
+};
+
+// Which pending results review, accept and reject work on.
+struct PendingSelectionOptions {
+  std::optional<std::string> golden;       // --golden DIR
+  std::optional<std::string> directory;    // --pending-dir DIR
+  std::vector<std::string> suites;         // --suite GLOB
+  std::vector<std::string> backends;       // --backend GLOB
+  std::vector<std::string> cases;          // --case GLOB
+  std::vector<std::string> platforms;      // --platform GLOB
+};
+
+struct ReviewOptions {
+  PendingSelectionOptions selection;
+  PictureOptions picture;
+  bool force = false;  // review in CI; accept over a golden that changed since check
+};
+
+// accept and reject.
+struct ResolveOptions {
+  PendingSelectionOptions selection;
+  bool force = false;  // accept: in CI, and over a golden that changed since check
+  bool json = false;
 };
 
 struct RevealCommandOptions {

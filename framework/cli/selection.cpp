@@ -13,6 +13,8 @@ std::filesystem::path from_environment(const char* variable, const char* fallbac
   return value != nullptr && *value != '\0' ? value : fallback;
 }
 
+}  // namespace
+
 bool matches_any(const std::vector<std::string>& patterns, const std::string& text) {
   if (patterns.empty()) return true;
   for (const auto& p : patterns)
@@ -20,7 +22,21 @@ bool matches_any(const std::vector<std::string>& patterns, const std::string& te
   return false;
 }
 
-}  // namespace
+std::filesystem::path resolve_golden_root(const std::optional<std::string>& option) {
+  const std::filesystem::path root = option ? std::filesystem::path(*option) : from_environment("FPREV_GOLDEN_DIR", "golden");
+  if (option && std::filesystem::exists(root) && !std::filesystem::is_directory(root))
+    throw UsageError("--golden " + root.string() + " is not a directory");
+  return root;
+}
+
+std::vector<GoldenLocation> obsolete_in_selection(const Selection& s) {
+  std::vector<GoldenLocation> selected;
+  for (GoldenLocation& g : obsolete_goldens(s.golden_root, s.suites))
+    if (matches_any(s.suite_patterns, g.suite) && matches_any(s.backend_patterns, g.backend) &&
+        matches_any(s.case_patterns, g.case_id))
+      selected.push_back(std::move(g));
+  return selected;
+}
 
 Selection select_cases(const SelectionOptions& options) {
   Selection s;
@@ -29,11 +45,10 @@ Selection select_cases(const SelectionOptions& options) {
   s.suite_paths_given = !s.suite_paths.empty();
   if (!s.suite_paths_given) s.suite_paths.push_back(from_environment("FPREV_SUITES", "suites"));
   s.golden_given = options.golden.has_value();
-  s.golden_root = s.golden_given ? std::filesystem::path(*options.golden)
-                                 : from_environment("FPREV_GOLDEN_DIR", "golden");
-  if (s.golden_given && std::filesystem::exists(s.golden_root) &&
-      !std::filesystem::is_directory(s.golden_root))
-    throw UsageError("--golden " + s.golden_root.string() + " is not a directory");
+  s.golden_root = resolve_golden_root(options.golden);
+  s.suite_patterns = options.suites;
+  s.backend_patterns = options.backends;
+  s.case_patterns = options.cases;
   for (const auto& path : s.suite_paths)
     if (!std::filesystem::exists(path))
       throw UsageError("no suite file or directory '" + path.string() +

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "fprev/golden.hpp"
 #include "fprev/suite.hpp"
 #include "options.hpp"
 
@@ -22,12 +24,24 @@ struct Selection {
   bool golden_given = false;
   std::vector<Suite> suites;                       // loaded (all of them: obsolete detection)
   std::vector<SelectedCase> cases;                 // after the filters
+  std::vector<std::string> suite_patterns, backend_patterns, case_patterns;  // the filters
 };
 
 // Loads the suites (throws SuiteError) and applies the filters. Defaults: ./suites or
 // $FPREV_SUITES, ./golden or $FPREV_GOLDEN_DIR. A missing suite path or a filter that matches no
 // case is a UsageError.
 Selection select_cases(const SelectionOptions& options);
+
+// --golden DIR, else $FPREV_GOLDEN_DIR, else ./golden. A UsageError when the option names
+// something that is not a directory.
+std::filesystem::path resolve_golden_root(const std::optional<std::string>& option);
+
+// Whether `text` matches one of the glob patterns; true when there are none.
+bool matches_any(const std::vector<std::string>& patterns, const std::string& text);
+
+// The goldens of the selection that no case of the loaded suites refers to any more: of a loaded
+// suite, and of the suites, backend instances and case ids the filters select.
+std::vector<GoldenLocation> obsolete_in_selection(const Selection& selection);
 
 // The --suites/--golden arguments that reproduce this selection's files in another command: those
 // given on the command line as given, or (absolute) every path made absolute, defaults included,

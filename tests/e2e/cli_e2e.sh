@@ -72,13 +72,16 @@ YAML
 # --- help and version -----------------------------------------------------------------------------
 declare -A OPTIONS=(
   [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
-  [check]="--suites --golden --suite --backend --case --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH"
-  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm"
+  [check]="--suites --golden --suite --backend --case --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force"
+  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending"
+  [review]="--golden --pending-dir --suite --backend --case --platform --max-nodes --force"
+  [accept]="--golden --pending-dir --suite --backend --case --platform --json --force"
+  [reject]="--golden --pending-dir --suite --backend --case --platform --json"
   [diff]="OLD NEW --json"
   [show]="TREE --format --output --json"
   [reveal]="--backend --format --json --algorithm --reveal-seed"
   [env]="--json")
-for command in list check update diff show reveal env; do
+for command in list check update review accept reject diff show reveal env; do
   run 0 "$command --help" -- "$FG" "$command" --help
   for option in ${OPTIONS[$command]}; do expect_in "$option" out.txt "$command --help mentions $option"; done
   cp out.txt help.txt
@@ -88,7 +91,7 @@ for command in list check update diff show reveal env; do
   cmp -s out.txt help.txt && pass "help $command prints the same help" || fail "help $command differs from $command --help"
 done
 run 0 "--help" -- "$FG" --help
-for command in list check update diff show reveal env; do expect_in "$command" out.txt "--help lists $command"; done
+for command in list check update review accept reject diff show reveal env; do expect_in "$command" out.txt "--help lists $command"; done
 expect_in "exit status:" out.txt "--help documents the exit statuses"
 run 2 "no command prints the help and fails" -- "$FG"
 expect_in "Usage: fprev-golden" out.txt "no command: the usage"
@@ -104,7 +107,7 @@ expect_in "--arch" out.txt "the tcsim backend's help lists its settings"
 # --- rejected command lines: exit 2, naming what is wrong ---------------------------------------------
 run 2 "an unknown command" -- "$FG" frobnicate
 expect_in "unknown command 'frobnicate'" out.txt "the unknown command is named"
-for command in list check update env; do
+for command in list check update review accept reject env; do
   run 2 "$command --bogus" -- "$FG" "$command" --bogus
   expect_in "fprev-golden $command: error:" out.txt "$command: the error names the command"
   expect_in "--bogus" out.txt "$command: the unknown option is named"
@@ -133,6 +136,12 @@ expect_in "--algorithm" out.txt "the option with a bad choice is named"
 run 2 "show --format pdf" -- "$FG" show '(0 1)' --format pdf
 expect_in "--format" out.txt "show: the bad format is named"
 run 2 "show --format json --json" -- "$FG" show '(0 1)' --format json --json
+run 2 "check --unreferenced keep" -- "$FG" check --unreferenced keep
+expect_in "--unreferenced" out.txt "the bad policy is named"
+run 2 "check --pending --no-pending" -- "$FG" check --pending --no-pending
+expect_in "--no-pending" out.txt "contradicting pending flags are named"
+run 2 "review with a stray argument" -- "$FG" review stray-argument
+expect_in "stray-argument" out.txt "review: the stray argument is named"
 run 2 "check --golden given twice" -- "$FG" check --golden a --golden b
 expect_in "--golden" out.txt "an option given twice is named"
 run 2 "check --golden with no value" -- "$FG" check --golden
@@ -239,6 +248,19 @@ json_ok env 0 "env --json" backends/0/name=@string os=@string -- env --json
   && pass "env --json: the reference backend is usable everywhere" || fail "env --json: reference not usable"
 "$FG" check --json >out.json 2>/dev/null
 "$PYTHON" -c 'import json; json.load(open("out.json"))' && pass "--json keeps stdout pure JSON" || fail "stdout is not pure JSON"
+# Pending results (check kept the changed pairwise-n4 and the missing sequential-n16), obsolete goldens.
+json_ok check 1 "check --json keeps pending results" cases/1/pending_file="$G/sum-float32-sequential-n16.golden.new" \
+  cases/2/pending_file="$G/sum-float32-pairwise-n4.golden.new" cases/0/pending_file=null cases/0/pending_error=null \
+  review_command=@nonempty unreferenced=warn deleted_goldens='[]' undeleted_goldens='[]' -- check --json
+json_ok reject 0 "reject --json" counts/rejected=1 counts/accepted=0 counts/refused=0 results/0/outcome=rejected \
+  results/0/case=sum-float32-pairwise-n4 results/0/change=null -- reject --case sum-float32-pairwise-n4 --json
+json_ok accept 0 "accept --json" counts/accepted=1 results/0/outcome=created results/0/change=@nonempty \
+  results/0/golden_path="$G/sum-float32-sequential-n16.golden" results/0/message=null -- accept --suite small --json
+json_ok accept 0 "accept --json with nothing pending" counts/accepted=0 'results=[]' -- accept --suite small --json
+sed 's/^case: .*/case: gone/' "$G/sum-float32-sequential-n4.golden" >"$G/gone.golden"
+json_ok check 1 "check --json --unreferenced=delete" unreferenced=delete "obsolete_goldens/0=$G/gone.golden" \
+  "deleted_goldens/0=$G/gone.golden" -- check --json --no-pending --unreferenced=delete
+[ ! -e "$G/gone.golden" ] && pass "the obsolete golden was deleted" || fail "the obsolete golden is still there"
 rm -rf golden
 
 # --- CTest: JUnit failure messages, accept commands that work as printed ---------------------------------

@@ -73,7 +73,7 @@ def main():
     problems = []
     # Validate against the command's own definition for readable errors, then against the whole
     # schema (its oneOf over every command).
-    definition = {"gate": ["check", "update"], "diff_command": ["diff"]}
+    definition = {"gate": ["check", "update"], "resolve": ["accept", "reject"], "diff_command": ["diff"]}
     name = next((k for k, v in definition.items() if command in v), command)
     sub_schema = dict(schema, **{"$ref": f"#/$defs/{name}"})
     sub_schema.pop("oneOf")

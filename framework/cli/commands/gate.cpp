@@ -2,12 +2,15 @@
 // Runner and tell the reporters.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "../accept_command.hpp"
 #include "../commands.hpp"
+#include "../environment.hpp"
+#include "../pending_selection.hpp"
 #include "../report/reporter.hpp"
 #include "../selection.hpp"
 #include "../version.hpp"
@@ -16,13 +19,6 @@
 
 namespace fprev::cli {
 namespace {
-
-bool environment_flag(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return false;
-  const std::string v = value;
-  return !v.empty() && v != "0" && v != "false" && v != "no";
-}
 
 // Text on stdout by default; --json replaces it with one document; --ctest reports one case for
 // a CTest test; --html writes a page besides. Progress goes to a terminal only: CI logs and pipes stay quiet.
@@ -48,12 +44,48 @@ AcceptCommand accept_command_for(const GateOptions& options, const Selection& se
   return AcceptCommand(program_as_invoked(options.program), selection_arguments(selection, false));
 }
 
+// The command that reviews the pending results of this run: the program and the --golden and
+// --pending-dir arguments of the run (absolute ones for CTest, as its accept command).
+std::string review_command_for(const GateOptions& options, const Selection& selection, const PendingStore& store) {
+  const std::string program =
+      options.ctest ? running_executable(options.program) : program_as_invoked(options.program);
+  std::string command = shell_quote(program) + " review";
+  for (const auto& argument :
+       pending_arguments(store, selection.golden_given, options.pending.directory.has_value(), options.ctest))
+    command += " " + shell_quote(argument);
+  return command;
+}
+
+// The obsolete goldens of the selection, deleted with --unreferenced=delete when they are safely
+// goldens of their paths (and their pending results with them).
+std::vector<ObsoleteGolden> handle_obsolete(const GateOptions& options, const Selection& selection,
+                                            const std::optional<PendingStore>& pending) {
+  std::vector<ObsoleteGolden> obsolete;
+  for (GoldenLocation& location : obsolete_in_selection(selection)) {
+    ObsoleteGolden g{std::move(location), false, ""};
+    if (options.unreferenced == UnreferencedPolicy::remove) {
+      g.kept_because = delete_obsolete_golden(selection.golden_root, g.location);
+      g.deleted = g.kept_because.empty();
+      if (g.deleted && pending) {
+        const GoldenLocation& l = g.location;
+        try {
+          pending->reject(pending->locate(l.suite, l.backend, l.platform_key, l.case_id));
+        } catch (const std::exception& e) {
+          std::cerr << "warning: " << e.what() << "\n";
+        }
+      }
+    }
+    obsolete.push_back(std::move(g));
+  }
+  return obsolete;
+}
+
 int run_gate(const GateOptions& options, bool update) {
   const bool strict = options.strict || environment_flag("FPREV_STRICT");
-  if (update && environment_flag("CI") && !options.force)
-    throw UsageError(
-        "refusing to re-baseline goldens in CI (the environment variable CI is set). Review the "
-        "change and run update on a developer machine, or pass --force.");
+  if (update) refuse_in_ci(options.force, "re-baseline goldens", "Review the change and run update on a developer machine");
+  if (options.unreferenced == UnreferencedPolicy::remove)
+    refuse_in_ci(options.force, "delete obsolete goldens",
+                 "Delete them on a developer machine (check --unreferenced=delete) and commit that");
   const Selection selection = select_cases(options.selection);
   // A golden directory named explicitly must exist for check: otherwise every case would be a
   // "missing golden" skip and the gate green although nothing was compared. update creates it.
@@ -71,6 +103,7 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.strict = strict;
   runner_options.tool_version = kToolVersion;
   apply_engine_options(options.engine, runner_options.reveal);
+  runner_options.pending = pending_store_for(options.pending, selection.golden_root);
   Runner runner(builtin_backends(), runner_options);
   const AcceptCommand accept = accept_command_for(options, selection);
   const auto reporter = make_reporters(options);
@@ -90,11 +123,13 @@ int run_gate(const GateOptions& options, bool update) {
                               r.status == CaseStatus::broken_golden || recordable_finding;
     reporter->case_finished(r, needs_accept ? accept.for_case(*sc.suite, *sc.c) : "");
   }
-  const auto obsolete = obsolete_goldens(selection.golden_root, selection.suites);
+  const std::vector<ObsoleteGolden> obsolete = handle_obsolete(options, selection, runner_options.pending);
   const CaseCounts counts = count_cases(results, strict);
-  reporter->run_finished({results, obsolete, counts});
+  const bool kept = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.pending_path.empty(); });
+  reporter->run_finished({results, obsolete, counts, options.unreferenced,
+                          kept ? review_command_for(options, selection, *runner_options.pending) : ""});
 
-  if (counts.failed != 0) return kExitFailure;
+  if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;
   return kExitOk;
 }

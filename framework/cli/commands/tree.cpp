@@ -1,5 +1,4 @@
 // fprev-golden diff (two goldens or trees) and show (render one).
-#include <cmath>
 #include <fstream>
 #include <optional>
 #include <iostream>
@@ -77,29 +76,6 @@ std::string render(const TreeInput& input, const std::string& format) {
   return out;
 }
 
-// The narrowest format holding every output of both fingerprints (for distances in ulps; a golden
-// does not record its output format).
-Format output_format_of(const Fingerprint& a, const Fingerprint& b) {
-  for (Format format : {Format::fp8_e4m3, Format::fp8_e5m2, Format::float16, Format::bfloat16,
-                        Format::float32, Format::float64}) {
-    bool all = true;
-    for (const Fingerprint* f : {&a, &b})
-      for (const auto& [set, values] : f->outputs)
-        for (double v : values)
-          if (std::isfinite(v) && !is_representable(v, format)) all = false;
-    if (all) return format;
-  }
-  return Format::float64;
-}
-
-// Both fingerprints, when both inputs are goldens of one tree that have one.
-std::optional<FingerprintComparison> compare_inputs(const TreeInput& old_input, const TreeInput& new_input) {
-  const Fingerprint* a = old_input.result.fingerprint();
-  const Fingerprint* b = new_input.result.fingerprint();
-  if (a == nullptr || b == nullptr) return std::nullopt;
-  return compare_fingerprints(*a, *b, output_format_of(*a, *b));
-}
-
 DiffLabels diff_labels(const TreeInput& old_input, const TreeInput& new_input) {
   DiffLabels labels;
   labels.old_name = "old";
@@ -158,7 +134,7 @@ int run_diff(const DiffCommandOptions& options) {
   const Golden& after = new_input.result;
   const bool trees = before.is_single_tree() && after.is_single_tree();
   const std::optional<TreeDiff> diff = trees ? std::optional(diff_trees(before.tree(), after.tree())) : std::nullopt;
-  const auto change = compare_inputs(old_input, new_input);
+  const auto change = compare_result_fingerprints(before, after);
   const bool same_bits = !change || change->same();
   const bool same = same_orders(before, after) && (diff ? diff->comparable : true);
   const bool equal = same && same_bits;

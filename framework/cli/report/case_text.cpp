@@ -92,6 +92,14 @@ void print_indented(std::ostream& out, const std::string& text) {
   for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
+// Where check kept the revealed result for review, or why it could not keep or remove it.
+void print_pending(std::ostream& out, const CaseResult& r) {
+  if (!r.pending_path.empty()) out << "  kept for review: " << r.pending_path.string() << "\n";
+  if (!r.pending_error.empty())
+    out << "warning: " << test_name(r) << ": its pending result was not kept or removed: " << r.pending_error
+        << "\n";
+}
+
 }  // namespace
 
 std::string case_detail(const CaseResult& result) { return detail_of(result); }
@@ -230,6 +238,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
     case CaseStatus::unchanged:
       break;
   }
+  print_pending(out, r);
 }
 
 void print_summary_table(std::ostream& out, const std::vector<CaseResult>& results) {
@@ -260,11 +269,40 @@ void print_summary_table(std::ostream& out, const std::vector<CaseResult>& resul
   }
 }
 
-void print_obsolete(std::ostream& out, const std::vector<GoldenLocation>& obsolete) {
-  if (obsolete.empty()) return;
-  out << obsolete.size() << " obsolete golden(s): no case of the suites refers to them any more\n";
-  for (const auto& g : obsolete) out << "  " << g.path.string() << "\n";
-  out << "  (delete them, or restore the cases)\n";
+bool obsolete_fails(const std::vector<ObsoleteGolden>& obsolete, UnreferencedPolicy policy) {
+  switch (policy) {
+    case UnreferencedPolicy::warn: return false;
+    case UnreferencedPolicy::fail: return !obsolete.empty();
+    case UnreferencedPolicy::remove:
+      return std::any_of(obsolete.begin(), obsolete.end(), [](const ObsoleteGolden& g) { return !g.deleted; });
+  }
+  return false;
 }
+
+void print_obsolete(std::ostream& out, const std::vector<ObsoleteGolden>& obsolete, UnreferencedPolicy policy) {
+  if (obsolete.empty()) return;
+  if (policy == UnreferencedPolicy::remove) {
+    const auto deleted = static_cast<std::size_t>(
+        std::count_if(obsolete.begin(), obsolete.end(), [](const ObsoleteGolden& g) { return g.deleted; }));
+    if (deleted != 0) {
+      out << "deleted " << deleted << " obsolete golden(s): no case of the suites referred to them any more\n";
+      for (const auto& g : obsolete)
+        if (g.deleted) out << "  " << g.location.path.string() << "\n";
+    }
+    if (deleted != obsolete.size()) {
+      out << "FAILED: kept " << obsolete.size() - deleted
+          << " obsolete golden(s) that --unreferenced=delete cannot delete safely:\n";
+      for (const auto& g : obsolete)
+        if (!g.deleted) out << "  " << g.location.path.string() << ": " << g.kept_because << "\n";
+    }
+    return;
+  }
+  out << (policy == UnreferencedPolicy::fail ? "FAILED: " : "") << obsolete.size()
+      << " obsolete golden(s): no case of the suites refers to them any more"
+      << (policy == UnreferencedPolicy::fail ? " (--unreferenced=fail)" : "") << "\n";
+  for (const auto& g : obsolete) out << "  " << g.location.path.string() << "\n";
+  out << "  (delete them, or restore the cases; check --unreferenced=delete deletes them)\n";
+}
+
 
 }  // namespace fprev::cli

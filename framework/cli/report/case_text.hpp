@@ -7,10 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "../options.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/runner.hpp"
 
 namespace fprev::cli {
+
+// A golden no case refers to any more, and what check --unreferenced did with it.
+struct ObsoleteGolden {
+  GoldenLocation location;
+  bool deleted = false;
+  std::string kept_because;  // --unreferenced=delete: why it was not deleted ("" otherwise)
+};
 
 // How a run ended, counted once for every reporter and for the exit status.
 struct CaseCounts {
@@ -37,8 +45,9 @@ std::string failure_reason(const CaseResult& result, bool strict);
 // Every phrase failure_reason() can return, the most specific first.
 std::vector<std::string> all_failure_reasons();
 
-// The block for people about one case: the diff, the diagnostic, the skip reason, and the command
-// that accepts or creates its golden. Nothing for a passed or unchanged case.
+// The block for people about one case: the diff, the diagnostic, the skip reason, the command
+// that accepts or creates its golden, and where check kept the revealed result for review.
+// Nothing for a passed or unchanged case.
 void print_case_details(std::ostream& out, const CaseResult& result, bool strict,
                         const std::string& accept_command);
 // The detail column of the summary table: the tree summary, the diff in brief, the finding or the
@@ -46,6 +55,10 @@ void print_case_details(std::ostream& out, const CaseResult& result, bool strict
 std::string case_detail(const CaseResult& result);
 // Aligned table: suite, backend, case, status, time, tree summary or reason (case_detail).
 void print_summary_table(std::ostream& out, const std::vector<CaseResult>& results);
-void print_obsolete(std::ostream& out, const std::vector<GoldenLocation>& obsolete);
+// The obsolete goldens and what was done with them; `policy` says whether they fail the run.
+void print_obsolete(std::ostream& out, const std::vector<ObsoleteGolden>& obsolete, UnreferencedPolicy policy);
+// Whether the obsolete goldens fail the run: --unreferenced=fail and some, or
+// --unreferenced=delete and one that could not be deleted.
+bool obsolete_fails(const std::vector<ObsoleteGolden>& obsolete, UnreferencedPolicy policy);
 
 }  // namespace fprev::cli

@@ -150,7 +150,7 @@ class HtmlReporter final : public Reporter {
     page += sections(Category::failed, "Failures", "case");
     page += sections(Category::skipped, "Skipped", "case skipped");
     page += notes();
-    page += obsolete(summary.obsolete);
+    page += obsolete(summary.obsolete, summary.unreferenced);
     page += "</body>\n</html>\n";
     out_ << page;
     out_.flush();
@@ -198,12 +198,14 @@ class HtmlReporter final : public Reporter {
     return out.empty() ? out : "<h2>Notes</h2>\n" + out;
   }
 
-  static std::string obsolete(const std::vector<GoldenLocation>& goldens) {
+  // The text report's lines (print_obsolete), which say what --unreferenced did.
+  static std::string obsolete(const std::vector<ObsoleteGolden>& goldens, UnreferencedPolicy policy) {
     if (goldens.empty()) return "";
-    std::string out = "<h2>Obsolete goldens</h2>\n<p>No case of the suites refers to these any more "
-                      "(delete them, or restore the cases):</p>\n<ul>\n";
-    for (const GoldenLocation& g : goldens) out += "<li>" + escape(g.path.string()) + "</li>\n";
-    return out + "</ul>\n";
+    std::ostringstream text;
+    print_obsolete(text, goldens, policy);
+    return "<h2>Obsolete goldens</h2>\n<pre id=\"obsolete\"" +
+           std::string(obsolete_fails(goldens, policy) ? " class=\"failed\"" : "") + ">" + escape(text.str()) +
+           "</pre>\n";
   }
 
   std::ostream& out_;

@@ -289,6 +289,8 @@ Json case_to_json(const CaseResult& r, bool strict, const std::string& accept_co
   json["fingerprint_class"] = r.fingerprint_class;
   json["fingerprint_change"] = r.fingerprint_change ? fingerprint_change_to_json(*r.fingerprint_change) : Json(nullptr);
   json["fingerprint_stats"] = !r.fingerprints.empty() ? fingerprint_stats_to_json(r.fingerprint_stats) : Json(nullptr);
+  json["pending_file"] = text_or_null(r.pending_path.string());
+  json["pending_error"] = text_or_null(r.pending_error);
   return json;
 }
 

@@ -5,6 +5,15 @@
 namespace fprev::cli {
 namespace {
 
+std::string unreferenced_name(UnreferencedPolicy policy) {
+  switch (policy) {
+    case UnreferencedPolicy::warn: return "warn";
+    case UnreferencedPolicy::fail: return "fail";
+    case UnreferencedPolicy::remove: return "delete";
+  }
+  return "warn";
+}
+
 class JsonReporter final : public Reporter {
  public:
   explicit JsonReporter(std::ostream& out) : out_(out) {}
@@ -28,9 +37,18 @@ class JsonReporter final : public Reporter {
                           {"repaired", c.repaired}};
     document["summary"] = closing_line(c);
     document["cases"] = std::move(cases_);
-    Json obsolete = Json::array();
-    for (const auto& g : summary.obsolete) obsolete.push_back(g.path.string());
+    Json obsolete = Json::array(), deleted = Json::array(), kept = Json::array();
+    for (const auto& g : summary.obsolete) {
+      obsolete.push_back(g.location.path.string());
+      if (g.deleted) deleted.push_back(g.location.path.string());
+      else if (summary.unreferenced == UnreferencedPolicy::remove)
+        kept.push_back({{"path", g.location.path.string()}, {"reason", g.kept_because}});
+    }
     document["obsolete_goldens"] = std::move(obsolete);
+    document["unreferenced"] = unreferenced_name(summary.unreferenced);
+    document["deleted_goldens"] = std::move(deleted);
+    document["undeleted_goldens"] = std::move(kept);
+    document["review_command"] = summary.review_command.empty() ? Json(nullptr) : Json(summary.review_command);
     write_json(out_, document);
   }
 

@@ -1,7 +1,7 @@
 // Reporters of check and update: each turns the same case results into one form of report (text
 // for people, JSON for tools, the one-case CTest mode). `check`/`update` run the cases and tell
-// every reporter; a new form of report (HTML, pending files) is one new Reporter class added to
-// the list that make_reporters() returns.
+// every reporter; a new form of report is one new Reporter class added to the list that
+// make_reporters() returns.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../options.hpp"
 #include "case_text.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/runner.hpp"
@@ -24,8 +25,10 @@ struct RunInfo {
 
 struct RunSummary {
   const std::vector<CaseResult>& results;
-  const std::vector<GoldenLocation>& obsolete;  // goldens no case refers to
+  const std::vector<ObsoleteGolden>& obsolete;  // goldens no case refers to (case_text.hpp)
   CaseCounts counts;
+  UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // what check did with them
+  std::string review_command;  // reviews the pending results the run kept; "" when it kept none
 };
 
 class Reporter {

@@ -1,4 +1,6 @@
 // The report for people: what needs attention as it happens, then a table and the counts.
+#include <algorithm>
+
 #include "reporter.hpp"
 
 namespace fprev::cli {
@@ -29,8 +31,13 @@ class TextReporter final : public Reporter {
     out_ << "\n";
     print_summary_table(out_, summary.results);
     out_ << "\n";
-    print_obsolete(out_, summary.obsolete);
-    out_ << closing_line(summary.counts) << "\n";
+    print_obsolete(out_, summary.obsolete, summary.unreferenced);
+    if (!summary.review_command.empty()) {
+      const auto kept = std::count_if(summary.results.begin(), summary.results.end(),
+                                      [](const CaseResult& r) { return !r.pending_path.empty(); });
+      out_ << kept << " pending result(s) to review: " << summary.review_command << "\n";
+    }
+    out_ << closing_line(summary.counts) << "\n";  // last: scripts read the counts from it
   }
 
  private:

@@ -21,6 +21,13 @@ std::string render_result_diff(const Golden& before, const Golden& after, const 
 // changed", "finding nondeterministic -> a tree", ...
 std::string result_diff_summary(const Golden& before, const Golden& after);
 
+// The arithmetic fingerprints of two results, class by class (the classes correspond when the
+// orders are the same): the comparison of the first class whose fingerprint changed, else of the
+// first class. nullopt when either has no fingerprints, or their numbers of classes differ.
+// Distances in ulps are in the narrowest format holding every output of both (a golden does not
+// record its output format).
+std::optional<FingerprintComparison> compare_result_fingerprints(const Golden& before, const Golden& after);
+
 // Pictures as Graphviz DOT (fprev/render.hpp). Of a result: one panel per class (its regions and
 // tree summary as the title; a single tree: one panel). Of a change: two single trees side by side
 // (render_diff_dot), or for two maps the trees of the first region whose tree changed. nullopt

@@ -13,6 +13,7 @@
 
 #include "fprev/backend.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/pending.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/suite.hpp"
 
@@ -67,6 +68,10 @@ struct CaseResult {
   std::vector<std::string> other_platforms;
   RevealStats stats;
   double seconds = 0.0;
+  // With pending results on (RunnerOptions::pending): where check kept what it revealed for review
+  // (a case that needs accepting; fprev/pending.hpp), or why it could not be kept or removed.
+  std::filesystem::path pending_path;
+  std::string pending_error;
 
   // The revealed tree when every output follows one, else nullptr.
   const Tree* revealed_tree() const {
@@ -80,6 +85,9 @@ struct RunnerOptions {
   bool strict = false;  // missing goldens fail instead of skipping
   RevealOptions reveal;
   std::string tool_version;
+  // Where check keeps the revealed result of a case that needs accepting (and removes it once the
+  // case passes, or update wrote its golden); none kept when absent.
+  std::optional<PendingStore> pending;
 };
 
 class Runner {
@@ -103,6 +111,9 @@ class Runner {
   Outcome reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result);
   // Fills the result's identity and golden path from the opened instance; false when it is not open.
   bool locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  // Keeps the pending result of a case that ran (Outcome revealed or finding) in step with its
+  // status: written when it needs accepting, removed when it passes or update wrote its golden.
+  void sync_pending(CaseResult& result, bool keep);
 
   const BackendRegistry& registry_;
   RunnerOptions options_;
@@ -118,6 +129,12 @@ std::optional<Golden> golden_of(const CaseResult& result, const std::string& too
 // Goldens under `root` that no case of `suites` refers to any more (any platform).
 std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,
                                              const std::vector<Suite>& suites);
+
+// Deletes an obsolete golden (one that obsolete_goldens() listed) after making sure it is one: the
+// file parses as a golden and its metadata names the suite, backend, case and platform of its
+// path. Removes the directories that leaves empty below `root`. Returns "" when it was deleted,
+// else why it was kept.
+std::string delete_obsolete_golden(const std::filesystem::path& root, const GoldenLocation& golden);
 
 // Shell-style pattern match ('*', '?', '[...]') for case filters.
 bool glob_match(const std::string& pattern, const std::string& text);

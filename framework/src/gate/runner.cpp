@@ -6,6 +6,8 @@
 #include <chrono>
 #include <set>
 
+#include "golden/golden_layout.hpp"
+
 namespace fprev {
 
 std::string_view to_string(CaseStatus status) {
@@ -247,6 +249,7 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
     compare_class_fingerprints(*result.golden, result);
     if (result.fingerprint_change && !result.fingerprint_change->same()) result.status = CaseStatus::differs;
   }
+  sync_pending(result, result.status != CaseStatus::passed);
   result.seconds = seconds_since(start);
   return result;
 }
@@ -271,9 +274,22 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
       case StoreOutcome::changed: result.status = CaseStatus::changed; break;
       case StoreOutcome::repaired: result.status = CaseStatus::repaired; break;
     }
+    sync_pending(result, false);  // the golden holds what check kept for review now
   }
   result.seconds = seconds_since(start);
   return result;
+}
+
+void Runner::sync_pending(CaseResult& result, bool keep) {
+  if (!options_.pending) return;
+  try {
+    if (keep)
+      result.pending_path = options_.pending->keep(*golden_of(result, options_.tool_version));
+    else
+      options_.pending->discard(result.suite, result.backend, result.platform_key, result.case_id);
+  } catch (const std::exception& e) {  // GoldenIoError; the gate's verdict stands without it
+    result.pending_error = e.what();
+  }
 }
 
 std::optional<Golden> golden_of(const CaseResult& result, const std::string& tool_version) {
@@ -313,6 +329,25 @@ std::vector<GoldenLocation> obsolete_goldens(const std::filesystem::path& root,
         known.count(g.suite + "/" + g.backend + "/" + g.case_id) == 0)
       obsolete.push_back(g);
   return obsolete;
+}
+
+std::string delete_obsolete_golden(const std::filesystem::path& root, const GoldenLocation& golden) {
+  Golden read;
+  try {
+    read = read_golden(golden.path);
+  } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
+    return std::string("it does not read as a golden: ") + e.what();
+  }
+  const GoldenMetadata& meta = read.meta;
+  if (meta.suite != golden.suite || meta.backend != golden.backend || meta.case_id != golden.case_id ||
+      meta.platform_key != golden.platform_key)
+    return "its metadata names another case (suite " + meta.suite + ", backend " + meta.backend + ", case " +
+           meta.case_id + ", platform " + meta.platform_key + ") than its path";
+  std::error_code error;
+  std::filesystem::remove(golden.path, error);
+  if (error) return "cannot delete it: " + error.message();
+  detail::remove_empty_directories(golden.path.parent_path(), root);
+  return "";
 }
 
 bool glob_match(const std::string& pattern, const std::string& text) {

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "fprev/golden.hpp"
+#include "golden/golden_layout.hpp"
 #include "text/text_checks.hpp"
 
 namespace fprev {
@@ -189,7 +190,11 @@ fs::path golden_path(const fs::path& root, std::string_view suite, std::string_v
          (std::string(case_id) + std::string(kGoldenExtension));
 }
 
-GoldenListing list_goldens(const fs::path& root) {
+GoldenListing list_goldens(const fs::path& root) { return detail::list_layout(root, kGoldenExtension); }
+
+namespace detail {
+
+GoldenListing list_layout(const fs::path& root, std::string_view extension) {
   GoldenListing listing;
   std::error_code error;
   if (!fs::is_directory(root, error)) return listing;
@@ -201,12 +206,12 @@ GoldenListing list_goldens(const fs::path& root) {
       if (it->is_directory()) it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file() || !name.ends_with(kGoldenExtension)) continue;
+    if (!it->is_regular_file() || !name.ends_with(extension)) continue;
     const fs::path relative = path.lexically_relative(root);
     std::vector<std::string> parts;
     for (const auto& part : relative) parts.push_back(part.string());
     const std::string case_id =
-        parts.empty() ? std::string() : parts.back().substr(0, parts.back().size() - kGoldenExtension.size());
+        parts.empty() ? std::string() : parts.back().substr(0, parts.back().size() - extension.size());
     if (parts.size() == 4 && is_safe_component(parts[0]) && is_safe_component(parts[1]) &&
         is_safe_component(parts[2]) && is_safe_component(case_id)) {
       listing.goldens.push_back({path, parts[0], parts[1], parts[2], case_id});
@@ -220,6 +225,19 @@ GoldenListing list_goldens(const fs::path& root) {
   std::sort(listing.stray.begin(), listing.stray.end());
   return listing;
 }
+
+void remove_empty_directories(const fs::path& directory, const fs::path& root) {
+  const fs::path base = root.lexically_normal();
+  for (fs::path dir = directory.lexically_normal(); dir.has_relative_path() && dir != base;
+       dir = dir.parent_path()) {
+    const fs::path relative = dir.lexically_relative(base);
+    if (relative.empty() || *relative.begin() == "..") return;  // not below root
+    std::error_code error;
+    if (!fs::remove(dir, error) || error) return;  // not empty, or cannot be removed
+  }
+}
+
+}  // namespace detail
 
 std::string utc_timestamp_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

@@ -1,6 +1,8 @@
 // What changed between two results of a case: trees, order maps, recorded findings.
 #include "fprev/result_diff.hpp"
 
+#include <cmath>
+
 #include "fprev/summary.hpp"
 
 namespace fprev {
@@ -88,7 +90,34 @@ std::string map_diff(const ComparableMaps& maps, const DiffLabels& labels) {
   return out;
 }
 
+// The narrowest format holding every output of both fingerprints (for distances in ulps).
+Format output_format_of(const Fingerprint& a, const Fingerprint& b) {
+  for (Format format : {Format::fp8_e4m3, Format::fp8_e5m2, Format::float16, Format::bfloat16,
+                        Format::float32, Format::float64}) {
+    bool all = true;
+    for (const Fingerprint* f : {&a, &b})
+      for (const auto& [set, values] : f->outputs)
+        for (double v : values)
+          if (std::isfinite(v) && !is_representable(v, format)) all = false;
+    if (all) return format;
+  }
+  return Format::float64;
+}
+
 }  // namespace
+
+std::optional<FingerprintComparison> compare_result_fingerprints(const Golden& before, const Golden& after) {
+  if (before.fingerprints.empty() || before.fingerprints.size() != after.fingerprints.size()) return std::nullopt;
+  std::optional<FingerprintComparison> first;
+  for (std::size_t k = 0; k < before.fingerprints.size(); ++k) {
+    const Fingerprint& a = before.fingerprints[k];
+    const Fingerprint& b = after.fingerprints[k];
+    FingerprintComparison change = compare_fingerprints(a, b, output_format_of(a, b));
+    if (!change.same()) return change;
+    if (!first) first = std::move(change);
+  }
+  return first;
+}
 
 std::string render_result_diff(const Golden& before, const Golden& after, const DiffLabels& labels) {
   if (before.finding || after.finding) {

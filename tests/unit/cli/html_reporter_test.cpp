@@ -49,7 +49,7 @@ std::vector<CaseResult> results() {
 
 std::string report(bool strict) {
   static const std::vector<CaseResult> all = results();
-  static const std::vector<GoldenLocation> obsolete = {{"g/old.golden", "any", "s", "b", "old"}};
+  static const std::vector<ObsoleteGolden> obsolete = {{{"g/old.golden", "any", "s", "b", "old"}, false, ""}};
   std::ostringstream out;
   auto reporter = make_html_reporter(out, kDefaultDrawnNodes);
   reporter->run_started({"check", strict, all.size()});
@@ -57,7 +57,7 @@ std::string report(bool strict) {
     reporter->case_started(k, all[k].case_id);
     reporter->case_finished(all[k], all[k].status == CaseStatus::passed ? "" : "ACCEPT " + all[k].case_id);
   }
-  reporter->run_finished({all, obsolete, count_cases(all, strict)});
+  reporter->run_finished({all, obsolete, count_cases(all, strict), UnreferencedPolicy::warn, ""});
   return out.str();
 }
 

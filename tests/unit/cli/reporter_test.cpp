@@ -25,19 +25,31 @@ std::vector<CaseResult> two_results() {
   missing.case_id = "new";
   missing.status = CaseStatus::missing_golden;
   missing.revealed.reset();
+  missing.pending_path = "g/new.golden.new";
   return {passed, missing};
 }
 
+std::vector<ObsoleteGolden> obsolete_goldens() {
+  return {{{"g/old.golden", "any", "s", "b", "old"}, false, ""}};
+}
+
 // Runs the events of a check of two_results() through `reporter`.
-void run(Reporter& reporter, bool strict) {
+void run(Reporter& reporter, bool strict, const std::vector<ObsoleteGolden>& obsolete = obsolete_goldens(),
+         UnreferencedPolicy policy = UnreferencedPolicy::warn) {
   static const std::vector<CaseResult> results = two_results();
-  static const std::vector<GoldenLocation> obsolete = {{"g/old.golden", "any", "s", "b", "old"}};
   reporter.run_started({"check", strict, results.size()});
   for (std::size_t k = 0; k < results.size(); ++k) {
     reporter.case_started(k, results[k].case_id);
     reporter.case_finished(results[k], k == 1 ? "CREATE" : "");
   }
-  reporter.run_finished({results, obsolete, count_cases(results, strict)});
+  reporter.run_finished({results, obsolete, count_cases(results, strict), policy, "REVIEW"});
+}
+
+std::string text_of(const std::vector<ObsoleteGolden>& obsolete, UnreferencedPolicy policy) {
+  std::ostringstream out, progress;
+  auto reporter = make_text_reporter(out, progress, false);
+  run(*reporter, false, obsolete, policy);
+  return out.str();
 }
 
 TEST(Reporters, TextHasTheBlocksTableObsoleteAndClosingLine) {
@@ -51,6 +63,46 @@ TEST(Reporters, TextHasTheBlocksTableObsoleteAndClosingLine) {
   EXPECT_NE(text.find("1 obsolete golden(s)"), std::string::npos) << text;
   EXPECT_NE(text.find("1 passed, 0 failed, 1 skipped\n"), std::string::npos) << text;
   EXPECT_EQ(progress.str(), "");
+}
+
+TEST(Reporters, TextSaysWhereResultsWereKeptForReview) {
+  const std::string text = text_of(obsolete_goldens(), UnreferencedPolicy::warn);
+  EXPECT_NE(text.find("  create it with: CREATE\n  or record every case of the suite with: CREATE\n"
+                      "  kept for review: g/new.golden.new\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1 pending result(s) to review: REVIEW\n1 passed, 0 failed, 1 skipped\n"), std::string::npos)
+      << text;
+}
+
+TEST(Reporters, ObsoleteGoldensFailOrAreDeletedAsAsked) {
+  std::string text = text_of(obsolete_goldens(), UnreferencedPolicy::warn);
+  EXPECT_NE(text.find("1 obsolete golden(s): no case of the suites refers to them any more\n  g/old.golden\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("FAILED"), std::string::npos) << text;
+  EXPECT_FALSE(obsolete_fails(obsolete_goldens(), UnreferencedPolicy::warn));
+
+  text = text_of(obsolete_goldens(), UnreferencedPolicy::fail);
+  EXPECT_NE(text.find("FAILED: 1 obsolete golden(s)"), std::string::npos) << text;
+  EXPECT_TRUE(obsolete_fails(obsolete_goldens(), UnreferencedPolicy::fail));
+  EXPECT_FALSE(obsolete_fails({}, UnreferencedPolicy::fail));
+
+  std::vector<ObsoleteGolden> handled = obsolete_goldens();
+  handled[0].deleted = true;
+  handled.push_back({{"g/odd.golden", "any", "s", "b", "odd"}, false, "it does not read as a golden"});
+  text = text_of(handled, UnreferencedPolicy::remove);
+  EXPECT_NE(text.find("deleted 1 obsolete golden(s): no case of the suites referred to them any more\n"
+                      "  g/old.golden\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("FAILED: kept 1 obsolete golden(s) that --unreferenced=delete cannot delete safely:\n"
+                      "  g/odd.golden: it does not read as a golden\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(obsolete_fails(handled, UnreferencedPolicy::remove));
+  handled.pop_back();
+  EXPECT_FALSE(obsolete_fails(handled, UnreferencedPolicy::remove));
 }
 
 TEST(Reporters, TextProgressGoesToItsOwnStream) {
@@ -74,6 +126,29 @@ TEST(Reporters, JsonIsOneDocumentWithCountsAndCases) {
   ASSERT_EQ(json["cases"].size(), 2u);
   EXPECT_EQ(json["cases"][1]["accept_command"], "CREATE");
   EXPECT_EQ(json["obsolete_goldens"], Json::array({"g/old.golden"}));
+  EXPECT_EQ(json["unreferenced"], "warn");
+  EXPECT_EQ(json["deleted_goldens"], Json::array());
+  EXPECT_EQ(json["undeleted_goldens"], Json::array());
+  EXPECT_EQ(json["review_command"], "REVIEW");
+  EXPECT_EQ(json["cases"][0]["pending_file"], nullptr);
+  EXPECT_EQ(json["cases"][1]["pending_file"], "g/new.golden.new");
+  EXPECT_EQ(json["cases"][1]["pending_error"], nullptr);
+}
+
+TEST(Reporters, JsonSaysWhichObsoleteGoldensWereDeleted) {
+  std::vector<ObsoleteGolden> handled = obsolete_goldens();
+  handled[0].deleted = true;
+  handled.push_back({{"g/odd.golden", "any", "s", "b", "odd"}, false, "it does not read as a golden"});
+  std::ostringstream out;
+  auto reporter = make_json_reporter(out);
+  run(*reporter, false, handled, UnreferencedPolicy::remove);
+  const Json json = Json::parse(out.str());
+  EXPECT_EQ(json["unreferenced"], "delete");
+  EXPECT_EQ(json["obsolete_goldens"], Json::array({"g/old.golden", "g/odd.golden"}));
+  EXPECT_EQ(json["deleted_goldens"], Json::array({"g/old.golden"}));
+  ASSERT_EQ(json["undeleted_goldens"].size(), 1u);
+  EXPECT_EQ(json["undeleted_goldens"][0]["path"], "g/odd.golden");
+  EXPECT_EQ(json["undeleted_goldens"][0]["reason"], "it does not read as a golden");
 }
 
 TEST(Reporters, CTestModePrintsTheCaseOnly) {
@@ -84,7 +159,8 @@ TEST(Reporters, CTestModePrintsTheCaseOnly) {
             "passed: a target matches g/ok.golden\n"
             "SKIPPED reproducibility/s/b/new: no golden for platform 'any' ()\n"
             "  create it with: CREATE\n"
-            "  or record every case of the suite with: CREATE\n");
+            "  or record every case of the suite with: CREATE\n"
+            "  kept for review: g/new.golden.new\n");
 }
 
 TEST(Reporters, AListForwardsEveryEventToEachReporter) {
