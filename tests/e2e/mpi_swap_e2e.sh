@@ -14,7 +14,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=$tmp/out
 cd "$ROOT"
-cases=(--suite mpi --backend openmpi --case 'allreduce-float64-count1-*' --case 'reduce-float64-count1-*')
+# count 1 cases (one tree each), and the 3-rank 32 KB allreduce for which Open MPI's coll/tuned
+# picks the ring by itself: an order map of 3 blocks, 1366 + 1365 + 1365 elements, each its own
+# rotated sequential order (backends/mpi/tests/launch/ring_map_test.cpp), where coll/basic's
+# reduce + broadcast gives every element rank 2 + 1, then + 0.
+cases=(--suite mpi --backend openmpi --case 'allreduce-float64-count1-*' --case 'reduce-float64-count1-*'
+       --case 'allreduce-float64-count4096-ranks3')
 
 real=$(command -v mpirun.openmpi || true)
 if [ -z "$real" ]; then echo "SKIP: Open MPI (mpirun.openmpi) is not installed"; exit 77; fi
@@ -48,7 +53,11 @@ check "first difference" "each failure shows the first differing subtree"
 check "inner nodes still agree" "each failure counts the agreeing nodes"
 check "fprev-golden update --suite mpi --backend openmpi" "each failure gives the command that accepts it"
 check " passed" "cases whose order did not change still pass"
+check "FAILED reproducibility/mpi/openmpi/allreduce-float64-count4096-ranks3: the order map changed" \
+      "a changed order map fails as one"
+check "rows 0-1365: sequential -> reverse sequential" "the map diff names the elements whose tree changed"
 grep -m1 -A10 "the summation tree changed" "$out"
+grep -m1 -A14 "the order map changed" "$out"
 tail -n1 "$out"
 
 # Another family is another platform: no golden to compare with, a skip that says which key.
