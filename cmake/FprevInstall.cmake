@@ -40,3 +40,7 @@ install(FILES ${PROJECT_BINARY_DIR}/fprev_goldenConfig.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FprevReproducibility.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FprevBackendModule.cmake
         DESTINATION ${FPREV_INSTALL_CMAKEDIR})
+
+# Everything `cmake --install` needs, and nothing else (no tests, no benchmarks): what
+# scripts/test-package builds with the plain default options before installing.
+add_custom_target(fprev_installable DEPENDS fprev_framework fprev-golden ${FPREV_INSTALLED_MODULES})

@@ -161,7 +161,8 @@ struct Golden {
 // the grids (version 1 goldens recorded none); a single tree against a map is spread over the map's
 // grid.
 bool same_orders(const Golden& a, const Golden& b);
-// same_orders() and the same fingerprints class by class. Metadata and finding messages do not count.
+// same_orders(), the same grid and the same fingerprints class by class. Metadata and finding
+// messages do not count.
 bool same_result(const Golden& a, const Golden& b);
 
 // A golden file that does not parse. what() is "<path>:<line>: <message>" (format_position), or

@@ -53,7 +53,8 @@ struct Region {
   bool contains(std::size_t row, std::size_t column) const;
   friend bool operator==(const Region&, const Region&) = default;
 };
-// "rows 96-99 x columns 0-99"; a grid of one column (GEMV, vectors) omits "x column 0".
+// "rows 96-99 x columns 0-99", "row 5 x column 3"; a grid of one column (GEMV, vectors) omits
+// "x column 0".
 std::string format_region(const Region& region, const OutputGrid& grid);
 
 // Elements that follow one tree: the union of disjoint regions.

@@ -109,7 +109,7 @@ std::string render_result_diff(const Golden& before, const Golden& after, const 
 
 std::string result_diff_summary(const Golden& before, const Golden& after) {
   if (before.finding && after.finding)
-    return "finding " + std::string(to_string(before.finding->finding)) + " -> " +
+    return "finding " + std::string(to_string(before.finding->finding)) + " -> finding " +
            std::string(to_string(after.finding->finding));
   if (before.finding) return "finding " + std::string(to_string(before.finding->finding)) + " -> " + order_text(after);
   if (after.finding) return order_text(before) + " -> finding " + std::string(to_string(after.finding->finding));

@@ -208,8 +208,12 @@ bool Region::contains(std::size_t row, std::size_t column) const {
 }
 
 std::string format_region(const Region& region, const OutputGrid& grid) {
-  std::string text = "rows " + format_ranges(region.rows);
-  if (grid.columns > 1) text += " x columns " + format_ranges(region.columns);
+  const auto axis = [](const IndexRanges& ranges, const char* one, const char* many) {
+    const bool single = ranges.size() == 1 && ranges[0].first == ranges[0].last;
+    return std::string(single ? one : many) + " " + format_ranges(ranges);
+  };
+  std::string text = axis(region.rows, "row", "rows");
+  if (grid.columns > 1) text += " x " + axis(region.columns, "column", "columns");
   return text;
 }
 
