@@ -12,7 +12,11 @@
 //                      for on its command line); other ranks send none
 //   backend -> rank r  Request, then `width` doubles: element e of rank r's send buffer is
 //                      value[e % width], converted to the case's dtype; then every rank calls the
-//                      collective once
+//                      collective once. Each element is a reduction of its own, so one call
+//                      carries `width` independent inputs: element p of every rank's buffer
+//                      holds rank r's summand of input p (the backend's grid target places
+//                      input p on element p; width 1 puts one input on every element; elements
+//                      beyond the inputs repeat them, and the backend ignores their results)
 //   rank r -> backend  Response, then `outputs` doubles, then message_bytes of text:
 //                        reduce                rank 0: its count results; other ranks: none
 //                        allreduce             every rank: its count results

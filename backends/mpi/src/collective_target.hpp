@@ -1,13 +1,16 @@
-// An MPI collective as a target: n = ranks summands (leaf r = rank r's value), every element of
-// the vector an independent reduction. One job runs for the target's whole life.
+// An MPI collective as a grid target: n = ranks summands (leaf r = rank r's value), and one
+// output per element of the result vector — count x 1, or for reduce_scatter_block the ranks'
+// blocks concatenated (ranks * count x 1, element e = rank e / count's element e % count). Each
+// element is an independent reduction over the ranks, possibly in an order of its own (Open MPI's
+// ring allreduce reduces every block of count / ranks elements in its own rotated order), so the
+// engine reveals an order map over the elements. One job runs for the target's whole life.
 //
-// Each call puts one input on every element (all elements of a rank get that rank's value), so
-// every element answers every probe: elements that reduce in different orders (Open MPI's ring
-// allreduce gives every block of elements its own order) show up as a disagreement on some probe
-// and are refused as BatchInconsistent rather than described by one element's tree.
+// Placement::rows puts input p on element p: one collective call carries up to `elements` probes.
+// Placement::columns (one column) puts input 0 on every element. Elements without an input of
+// their own (rows beyond the batch) repeat the inputs cyclically; their outputs are ignored.
 //
-// allreduce: every rank's result is compared bit for bit with rank 0's; a difference is thrown as
-// RanksDisagree. reduce_scatter_block: the ranks' blocks together are the elements.
+// allreduce: every rank's result is compared bit for bit with rank 0's, element by element; a
+// difference is thrown as RanksDisagree (the finding ranks_disagree), naming the element and rank.
 #pragma once
 
 #include <memory>
@@ -32,15 +35,18 @@ class CollectiveTarget final : public Target {
   MpiJob& job() { return *job_; }
 
  private:
-  // One call with `rank_values` (one value per rank) on every element; returns element 0's result
-  // after checking the ranks and the elements.
-  double run(const std::vector<double>& rank_values);
-  std::vector<double> elements_of(const std::vector<std::vector<double>>& by_rank) const;
+  // Checks a call's shape; returns how many inputs it places (1 for Placement::columns).
+  std::size_t check_call(std::size_t inputs, std::size_t outputs, Placement placement) const;
+  // One collective call: rank r's send buffer element e gets inputs_[r * width + e % width]
+  // (width = the number of inputs). Writes every element's result after checking the ranks.
+  void run(std::size_t width, std::span<double> outputs);
+  void check_ranks_agree(const std::vector<std::vector<double>>& by_rank) const;
 
   MpiCase case_;
   TargetInfo info_;
+  std::size_t elements_ = 0;
   std::unique_ptr<MpiJob> job_;
-  std::vector<double> rank_values_;
+  std::vector<double> inputs_;  // ranks x width, rank-major (what the job sends)
 };
 
 }  // namespace fprev::mpi

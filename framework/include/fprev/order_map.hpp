@@ -1,6 +1,6 @@
 // Order maps: which output elements of a target follow which summation tree.
 //
-// A target with many outputs (a GEMM's C, a GEMV's y, later MPI vector elements) is a grid of
+// A target with many outputs (a GEMM's C, a GEMV's y, an MPI vector's elements) is a grid of
 // rows x columns (OutputGrid; an MPI vector is count x 1, a GEMV rows x 1). Its elements need not
 // all add their summands in the same order: OpenBLAS runs other kernels for the edge rows and columns
 // of a matrix, for instance. An OrderMap partitions the grid into classes; every element of a class
