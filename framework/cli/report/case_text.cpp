@@ -20,6 +20,7 @@ constexpr const char* kArithmeticChanged = "the arithmetic changed under the sam
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
+constexpr const char* kUnavailableInStrictMode = "the backend cannot run here and strict mode is on";
 
 // The tree is the golden's but the fingerprint is not.
 bool fingerprint_changed(const CaseResult& r) {
@@ -151,13 +152,15 @@ std::string failure_reason(const CaseResult& r, bool strict) {
                           : kTargetMisbehaves;
     case CaseStatus::broken_golden: return kGoldenUnreadable;
     case CaseStatus::missing_golden: return kMissingInStrictMode;
+    case CaseStatus::unavailable: return kUnavailableInStrictMode;
     default: return std::string(to_string(r.status));
   }
 }
 
 std::vector<std::string> all_failure_reasons() {
   std::vector<std::string> reasons = {kTreeChanged,      kMapChanged,       kFindingChanged,
-                                      kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode};
+                                      kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode,
+                                      kUnavailableInStrictMode};
   // Every finding by name, then the bare phrase, which also covers findings added later.
   for (int f = 0; f <= static_cast<int>(Finding::ranks_disagree); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
@@ -210,7 +213,8 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
           << "  or record every case of the suite with: " << AcceptCommand::for_whole_suite(accept_command) << "\n";
       break;
     case CaseStatus::unavailable:
-      out << "SKIPPED " << name << ": backend unavailable here: " << r.message << "\n";
+      out << (strict ? "FAILED " + name + ": " + reason + ": " : "SKIPPED " + name + ": backend unavailable here: ")
+          << r.message << "\n";
       break;
     case CaseStatus::changed:
       out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";

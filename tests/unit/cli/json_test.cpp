@@ -161,8 +161,9 @@ TEST(Json, CaseOfAnUnavailableBackendHasNulls) {
   CaseResult r;
   r.status = CaseStatus::unavailable;
   r.message = "no GPU";
-  const Json json = case_to_json(r, true, "");
+  const Json json = case_to_json(r, false, "");
   EXPECT_EQ(json["outcome"], "skipped");
+  EXPECT_EQ(case_to_json(r, true, "")["outcome"], "failed");  // strict mode fails every skip
   EXPECT_EQ(json["identity"], nullptr);
   EXPECT_EQ(json["platform_key"], nullptr);
   EXPECT_EQ(json["revealed"], nullptr);
