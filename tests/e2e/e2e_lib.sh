@@ -15,6 +15,26 @@ expect_in() {  # needle, file, what
 expect_not_in() {  # needle, file, what
   if grep -qF -- "$1" "$2"; then fail "$3: '$1' in output"; else pass "$3"; fi
 }
+# A small project in the current directory: suites/small.yaml (reference sums and a dot product),
+# an empty golden/ and a git repository, so that a check can show what update changed.
+small_project() {
+  mkdir -p suites golden
+  cat > suites/small.yaml <<'YAML'
+suite: small
+description: a small project's suite
+backends:
+  - name: ref
+    use: reference
+cases:
+  - op: sum
+    order: [sequential, pairwise]
+    n: [16, 64]
+  - op: dot
+    order: strided_pairwise
+    n: 40
+YAML
+  git init -q . && git config user.email e2e@example.org && git config user.name e2e
+}
 # A CMake project in the current directory that registers suites/ and golden/ with
 # fprev_add_reproducibility_suites (needs ROOT, FG, CMAKE), configured into build/.
 configure_downstream_project() {

@@ -14,23 +14,8 @@ unset CI FPREV_STRICT FPREV_SUITES FPREV_GOLDEN_DIR
 source "$(dirname "$0")/e2e_lib.sh"
 
 cd "$WORK"
-mkdir -p project/suites project/golden
-cd project
-cat > suites/small.yaml <<'YAML'
-suite: small
-description: a small project's suite
-backends:
-  - name: ref
-    use: reference
-cases:
-  - op: sum
-    order: [sequential, pairwise]
-    n: [16, 64]
-  - op: dot
-    order: strided_pairwise
-    n: 40
-YAML
-git init -q . && git config user.email e2e@example.org && git config user.name e2e
+mkdir project && cd project
+small_project
 G=golden/any/small/ref
 
 # --- baseline and a green gate ------------------------------------------------------------------

@@ -25,21 +25,8 @@ edit_tree() {
 }
 
 cd "$WORK"
-mkdir -p project/suites && cd project
-cat > suites/small.yaml <<'YAML'
-suite: small
-backends:
-  - name: ref
-    use: reference
-cases:
-  - op: sum
-    order: [sequential, pairwise]
-    n: [16, 64]
-  - op: dot
-    order: strided_pairwise
-    n: 40
-YAML
-git init -q . && git config user.email e2e@example.org && git config user.name e2e
+mkdir project && cd project
+small_project
 G=golden/any/small/ref
 N16=$G/sum-float32-pairwise-n16 N64=$G/sum-float32-pairwise-n64 SEQ=$G/sum-float32-sequential-n16
 
