@@ -101,6 +101,16 @@ void check_leaf_count(const Tree& tree, std::size_t n) {
                                            " summands");
 }
 
+// The proof pairs as probes: +M goes on the smaller leaf of every other pair and on the larger
+// leaf of the rest. l(i,j) = l(j,i) in any tree, but an arithmetic that keeps +M + u == M without
+// keeping -M + u == -M (rounding toward zero) breaks the masked construction only when -M comes
+// first; alternating catches it on either orientation of the tree, as a reveal's sampled probes do.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> probe_pairs(const Tree& tree) {
+  auto pairs = confirm_pairs(tree);
+  for (std::size_t k = 1; k < pairs.size(); k += 2) std::swap(pairs[k].first, pairs[k].second);
+  return pairs;
+}
+
 [[noreturn]] void fail_proof(const Tree& tree, const LcaIndex& lca, std::uint32_t i, std::uint32_t j,
                              const Measurement& measured, std::uint32_t n, const std::string& where) {
   const NodeId v = lca.lca(i, j);
@@ -120,7 +130,7 @@ void check_leaf_count(const Tree& tree, std::size_t n) {
 // Single-output targets: every proof pair, batched.
 void measure_proof(ProbeSession& session, const Tree& tree, RevealStats& stats) {
   const auto n = static_cast<std::uint32_t>(tree.leaf_count());
-  const auto pairs = confirm_pairs(tree);
+  const auto pairs = probe_pairs(tree);
   std::vector<ProbeRequest> requests;
   requests.reserve(pairs.size());
   for (const auto& [i, j] : pairs) requests.push_back({i, j, session.all_active(), n});
@@ -254,7 +264,7 @@ void measure_grid_proof(ProbeSession& session, const OrderMap& map,
   std::vector<std::uint32_t> order(map.classes.size());
   for (std::uint32_t id = 0; id < map.classes.size(); ++id) {
     lca.push_back(std::make_unique<LcaIndex>(map.classes[id].tree));
-    for (const auto& [i, j] : confirm_pairs(map.classes[id].tree)) class_pairs[id].push_back({i, j});
+    for (const auto& [i, j] : probe_pairs(map.classes[id].tree)) class_pairs[id].push_back({i, j});
     order[id] = id;
   }
   // Small classes have few lines to choose from: they go first (fewest elements, as a proxy).
