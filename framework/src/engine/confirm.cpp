@@ -24,12 +24,14 @@
 //    tells. With T's clusters all in T' and none besides, T' = T.
 //    For a binary T this part is free: T has 2n - 1 clusters, the most any tree over n leaves has.
 //
-// Cost: a binary node needs its one pair, n - 1 probes in all. A fused node needs all k(k-1)/2
-// pairs of its children, and no probe set can do with fewer: if no probe splits c_a from c_b, the
-// tree that adds c_a and c_b first (a new node D = L(c_a) + L(c_b) under v) answers every other
-// probe as T does, because only the LCA of a pair split between c_a and c_b moves. The same holds
-// for the order of reveal: any algorithm telling a k-way fused node from its refinements measures
-// k(k-1)/2 pairs there.
+// Cost: a binary node needs its one pair, n - 1 probes in all. A fused node (k >= 3) needs all
+// k(k-1)/2 pairs of its children, and no probe set can do with fewer: if no probe splits c_a from
+// c_b, the tree that adds c_a and c_b first (a new node D = L(c_a) + L(c_b) under v) answers every
+// other probe as T does, because only the LCA of a pair split between c_a and c_b moves, whatever
+// the probe's active leaves. The same bound holds for reveal: any algorithm telling a k-way fused
+// node from its refinements measures k(k-1)/2 pairs there. Nor can a binary tree do with much
+// fewer than n - 1: merging a non-root inner node into its parent moves only the LCA of pairs that
+// meet at that node, so each needs a probe of its own (n - 2 at least).
 //
 // The root's probe is not needed by the argument when the root is binary (two clusters covering
 // all leaves fix it), but it is kept: it is the one probe whose masks sit on opposite sides of the
