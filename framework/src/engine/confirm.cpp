@@ -150,13 +150,13 @@ void measure_proof(ProbeSession& session, const Tree& tree, RevealStats& stats) 
 
 // Grid targets. A proof pair of class K placed on a line (a row, or a column where the target
 // accepts columns placement) that holds elements of K is measured at every element of K on that
-// line. Each pair goes to one line of its class, chosen so that the calls stay few: a call feeds
-// every line up to the last busy one (rows: R probes, columns: C), so a pair takes a line whose
-// queue is below its axis's longest when there is one (free: that call happens anyway), else the
-// line that adds the fewest probes. Classes with the fewest lines choose first. Every element of a
-// used line answers and is compared with what its own class's tree predicts; lines whose queue is
-// done carry more of their class's proof. So each pair of a class is measured at every element
-// of the class on some line, and every element answers its lines' share of its class's proof.
+// line. A grid target computes its whole grid in every call, so calls are what costs: a pair takes
+// a line whose queue is below its axis's longest when there is one (that call happens anyway),
+// else it opens a call on the axis where its class has the most lines (room for the pairs that
+// follow). Classes with the fewest elements choose first. Every element of a used line answers and
+// is compared with what its own class's tree predicts; lines whose queue is done carry more of
+// their class's proof. So each pair of a class is measured at every element of the class on some
+// line, and every element answers its lines' share of its class's proof.
 struct GridQueues {
   struct Queued {
     std::uint32_t plus, minus;
@@ -183,19 +183,31 @@ void place_class_pairs(const TargetInfo& info, const std::vector<std::uint32_t>&
           break;
         }
   for (const GridQueues::Queued& pair : pairs) {
-    // cost: probes this placement adds to the calls; then the shorter queue
-    std::size_t best_cost = SIZE_MAX, best_length = SIZE_MAX, best_line = 0;
-    bool best_is_row = true;
+    // best: a free slot (shortest queue first), else a new call on the axis with the most lines
+    // of the class (then the axis with fewer lines in all: fewer probes per call).
+    bool best_free = false;
+    std::size_t best_length = SIZE_MAX, best_room = 0, best_width = SIZE_MAX, best_line = 0;
+    bool best_is_row = true, found = false;
     const auto consider = [&](bool is_row, std::size_t line) {
       const std::size_t length = is_row ? q.rows[line].size() : q.columns[line].size();
-      const std::size_t longest = is_row ? q.longest_row : q.longest_column;
-      const std::size_t cost = length < longest ? 0 : (is_row ? R : C);
-      if (cost < best_cost || (cost == best_cost && length < best_length)) {
-        best_cost = cost;
-        best_length = length;
-        best_line = line;
-        best_is_row = is_row;
-      }
+      const bool free = length < (is_row ? q.longest_row : q.longest_column);
+      const std::size_t room = is_row ? rows.size() : columns.size(), width = is_row ? R : C;
+      bool better;
+      if (!found || free != best_free)
+        better = !found || free;
+      else if (free)
+        better = length < best_length;
+      else
+        better = room > best_room || (room == best_room && (width < best_width ||
+                                                            (width == best_width && length < best_length)));
+      if (!better) return;
+      found = true;
+      best_free = free;
+      best_length = length;
+      best_room = room;
+      best_width = width;
+      best_line = line;
+      best_is_row = is_row;
     };
     for (std::size_t r : rows) consider(true, r);
     for (std::size_t c : columns) consider(false, c);
