@@ -109,7 +109,8 @@ class Runner {
   // holds one tree and the target misbehaves, the fingerprint measured with that tree explains
   // what changed. With `confirm_golden` (check), a golden that records an order is first
   // confirmed (fprev/confirm.hpp): when it holds, the result is the golden's map, measured with
-  // the proof probes only; otherwise the reveal runs as without it.
+  // the proof probes only; otherwise the reveal runs as without it. Not with --algorithm basic or
+  // naive (the algorithm asked for runs), nor beyond the exact counting range (confirmable()).
   Outcome reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result,
                       bool confirm_golden = false);
   // Fills the result's identity and golden path from the opened instance; false when it is not open.

@@ -195,7 +195,9 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
     // reveal; only when that fails does the reveal run, to show what the target does instead.
     std::size_t confirm_probes = 0;
-    if (confirm_golden && result.golden && !result.golden->is_finding() && confirmable(target->info())) {
+    // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
+    if (confirm_golden && options_.reveal.algorithm == Algorithm::fprev && result.golden &&
+        !result.golden->is_finding() && confirmable(target->info())) {
       const OrderMap known = result.golden->is_single_tree()
                                  ? OrderMap::uniform(target->info().grid, result.golden->tree())
                                  : result.golden->map;
