@@ -315,6 +315,11 @@ TEST(Confirm, OrderMapsCheckEveryClassAtItsElements) {
   EXPECT_LT(stats.target_calls, revealed.stats.target_calls)
       << "confirm " << stats.target_calls << " calls, reveal " << revealed.stats.target_calls;
 
+  // A map whose classes overlap (or leave elements out) is refused, not half checked.
+  OrderMap overlapping = map;
+  overlapping.classes[1].regions = overlapping.classes[0].regions;
+  EXPECT_THROW(confirm(target, overlapping), RevealFailure);
+
   // One class changed: a pairwise tree where the golden has lanes.
   GridOracleTarget changed({13, 9}, {balanced_tree(64), balanced_tree(64), left_deep_tree(64)}, tree_of);
   EXPECT_THROW(confirm(changed, map), RevealFailure);
