@@ -5,7 +5,9 @@
 //   * a changed target still reports differs with the revealed tree (the full diff), after a
 //     confirmation that failed;
 //   * an order map (two classes of a grid target) is confirmed too; a misbehaving target still
-//     gives its diagnostic, never a tree.
+//     gives its diagnostic, never a tree;
+//   * proof probes that refute the golden while the reveal after them finds it again mean a target
+//     that answers inconsistently: a diagnostic, not a pass.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -23,7 +25,28 @@ using fprev::CaseStatus;
 
 constexpr std::size_t kLeaves = 1024;
 
+// Follows the pairwise tree, but its first probe call answers one probe wrong (one unit too few:
+// the masks met higher up): the proof probes refute the golden, the reveal after them finds it.
+class FlakyTarget : public fprev::Target {
+ public:
+  FlakyTarget() : oracle_(fprev::balanced_tree(kLeaves), std::nullopt, 64) {}
+  const fprev::TargetInfo& info() const override { return oracle_.info(); }
+  void evaluate(const fprev::ProbeBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+    if (first_) outputs[0] -= batch.values->unit.value();
+    first_ = false;
+  }
+  void evaluate(const fprev::ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+  }
+
+ private:
+  fprev::TreeOracleTarget oracle_;
+  bool first_ = true;
+};
+
 std::unique_ptr<fprev::Target> make_target(const std::string& order) {
+  if (order == "flaky") return std::make_unique<FlakyTarget>();
   if (order == "pairwise") return std::make_unique<fprev::TreeOracleTarget>(fprev::balanced_tree(kLeaves), std::nullopt, 64);
   if (order == "lanes") return std::make_unique<fprev::TreeOracleTarget>(fprev::lanes_tree(kLeaves, 8), std::nullopt, 64);
   if (order == "nan") {
@@ -58,7 +81,7 @@ class OracleBackend : public fprev::Backend {
   std::string_view name() const override { return "oracle"; }
   std::string_view summary() const override { return "targets with known orders"; }
   std::vector<fprev::ParamSpec> instance_params() const override {
-    return {fprev::choice_param("order", {"pairwise", "lanes", "nan", "map", "map-changed"}, "").require()};
+    return {fprev::choice_param("order", {"pairwise", "lanes", "nan", "flaky", "map", "map-changed"}, "").require()};
   }
   std::vector<fprev::ParamSpec> case_params() const override { return OracleInstance("").case_params(); }
   std::unique_ptr<fprev::BackendInstance> open(const fprev::Params& p) const override {
@@ -148,6 +171,17 @@ TEST_F(ConfirmGate, AMisbehavingTargetGivesItsDiagnosticNeverATree) {
   EXPECT_EQ(r.status, CaseStatus::misbehaves);
   ASSERT_TRUE(r.diagnostic);
   EXPECT_EQ(r.diagnostic->finding, fprev::Finding::non_finite_output);
+  EXPECT_FALSE(r.revealed);
+}
+
+TEST_F(ConfirmGate, ProofProbesThatRefuteAGoldenTheRevealFindsAreAnInconsistency) {
+  ASSERT_EQ(run("pairwise", true).status, CaseStatus::created);
+  const auto r = run("flaky", false);
+  EXPECT_EQ(r.status, CaseStatus::misbehaves);
+  ASSERT_TRUE(r.diagnostic);
+  EXPECT_EQ(r.diagnostic->finding, fprev::Finding::batch_inconsistent);
+  EXPECT_NE(r.diagnostic->message.find("but the reveal that followed found the golden's order"), std::string::npos)
+      << r.diagnostic->message;
   EXPECT_FALSE(r.revealed);
 }
 
