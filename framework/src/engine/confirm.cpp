@@ -44,8 +44,9 @@
 // simulation where the arithmetic is modelled.
 //
 // Beyond the exact counting range (Alg. 5's regime) a probe with every leaf active no longer reads
-// |C'(i,j)|, and restricting the active leaves reads only |C'(i,j) & A|, which part 1 cannot use;
-// confirm() then reveals and compares.
+// |C'(i,j)|, and one with only the leaves A active reads the size of the part of C'(i,j) inside A:
+// part 1 then needs L(v)'s ancestors to be clusters of T' already while they need L(v), and no
+// short proof is implemented; confirm() reveals and compares.
 #include "fprev/confirm.hpp"
 
 #include <algorithm>
