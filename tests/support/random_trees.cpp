@@ -97,4 +97,21 @@ Tree balanced_tree(std::size_t n) {
   return builder.build();
 }
 
+Tree lanes_tree(std::size_t n, std::size_t k) {
+  TreeBuilder builder(n);
+  std::vector<NodeId> parts;
+  for (std::size_t lane = 0; lane < k && lane < n; ++lane) {
+    auto acc = static_cast<NodeId>(lane);
+    for (std::size_t i = lane + k; i < n; i += k) acc = builder.add_node({acc, static_cast<NodeId>(i)});
+    parts.push_back(acc);
+  }
+  while (parts.size() > 1) {
+    std::vector<NodeId> next;
+    for (std::size_t i = 0; i + 1 < parts.size(); i += 2) next.push_back(builder.add_node({parts[i], parts[i + 1]}));
+    if (parts.size() % 2 == 1) next.push_back(parts.back());
+    parts = std::move(next);
+  }
+  return builder.build();
+}
+
 }  // namespace fprev

@@ -28,5 +28,8 @@ Tree right_deep_tree(std::size_t n);
 // Pairwise sum, level by level: adjacent parts are added in pairs ((0 1) (2 3)) ..., an odd part at
 // the end of a level is carried up unchanged. Depth ceil(log2 n).
 Tree balanced_tree(std::size_t n);
+// A SIMD sum: k lanes strided (lane l adds l, l + k, l + 2k, ... in order), the lane sums then
+// added pairwise as balanced_tree adds parts.
+Tree lanes_tree(std::size_t n, std::size_t k);
 
 }  // namespace fprev

@@ -99,6 +99,10 @@ struct RevealStats {
   std::size_t element_checks = 0;   // (element, probe) answers compared with the element's class tree
   // Fused nodes: inputs evaluated to tell a fixed fused step from a value-dependent order.
   std::size_t fused_node_tests = 0;
+  // confirm() (fprev/confirm.hpp): the known tree or map was confirmed by its proof probes, with no
+  // reveal; and the probes that proof set took (also when it failed and a reveal followed).
+  bool confirmed = false;
+  std::size_t confirm_probes = 0;
 };
 
 struct Progress {

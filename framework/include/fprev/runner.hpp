@@ -107,8 +107,12 @@ class Runner {
   // in a way a golden can record (result.diagnostic); `failed`: the case cannot proceed (status
   // already set: unavailable, or misbehaves for a configuration or target error). When `golden`
   // holds one tree and the target misbehaves, the fingerprint measured with that tree explains
-  // what changed.
-  Outcome reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  // what changed. With `confirm_golden` (check), a golden that records an order is first
+  // confirmed (fprev/confirm.hpp): when it holds, the result is the golden's map, measured with
+  // the proof probes only; otherwise the reveal runs as without it. Not with --algorithm basic or
+  // naive (the algorithm asked for runs), nor beyond the exact counting range (confirmable()).
+  Outcome reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result,
+                      bool confirm_golden = false);
   // Fills the result's identity and golden path from the opened instance; false when it is not open.
   bool locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result);
   // Keeps the pending result of a case that ran (Outcome revealed or finding) in step with its

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <set>
 
+#include "fprev/confirm.hpp"
 #include "golden/golden_layout.hpp"
 
 namespace fprev {
@@ -73,6 +74,39 @@ void explain_with_golden_tree(Target& target, CaseResult& result) {
     result.fingerprints.clear();  // the diagnostic stands alone
   }
 }
+
+// The golden's proof probes refuted it, yet the reveal that followed found its order: the target
+// answered differently from one call to another, and neither verdict can be trusted.
+[[noreturn]] void fail_inconsistent(const Diagnostic& refuted) {
+  Diagnostic d;
+  d.finding = Finding::batch_inconsistent;
+  d.message = "the golden's proof probes disagreed with it (" + refuted.message +
+              "), but the reveal that followed found the golden's order again";
+  d.probe = refuted.probe;
+  d.raw_output = refuted.raw_output;
+  d.likely_cause =
+      "the target answers the same probes differently from call to call: an order that depends on "
+      "how probes are grouped into calls, or that changes over time";
+  throw RevealFailure(std::move(d));
+}
+
+// Counts the probes a target answers (a failed confirm() leaves no stats behind).
+class ProbeCounter : public Target {
+ public:
+  explicit ProbeCounter(Target& target) : target_(target) {}
+  const TargetInfo& info() const override { return target_.info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    probes += batch.probes.size();
+    target_.evaluate(batch, outputs);
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    target_.evaluate(batch, outputs);
+  }
+  std::size_t probes = 0;
+
+ private:
+  Target& target_;
+};
 
 // Compares fingerprints class by class (the classes correspond: the orders are the same); keeps the
 // first that changed, or the only one.
@@ -152,7 +186,8 @@ bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& r
   return true;
 }
 
-Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result) {
+Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result,
+                                    bool confirm_golden) {
   if (!locate_golden(suite, c, result)) {
     const OpenInstance& instance = open(suite, c.backend_instance);
     if (instance.config_error) {
@@ -172,8 +207,33 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     target = instance.instance->make_target(c.params);
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
+    // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
+    // reveal; only when that fails does the reveal run, to show what the target does instead.
+    std::size_t confirm_probes = 0;
+    std::optional<OrderMap> known;
+    std::optional<Diagnostic> refuted;
+    // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
+    if (confirm_golden && options_.reveal.algorithm == Algorithm::fprev && result.golden &&
+        !result.golden->is_finding() && confirmable(target->info())) {
+      known = result.golden->is_single_tree() ? OrderMap::uniform(target->info().grid, result.golden->tree())
+                                              : result.golden->map;
+      ProbeCounter counted(*target);
+      try {
+        result.stats = confirm(counted, *known, options_.reveal);
+        result.stats.confirm_probes = counted.probes;
+        result.fingerprints = measure_map_fingerprints(*target, *known, &result.fingerprint_stats);
+        result.revealed = *known;
+        return Outcome::revealed;
+      } catch (const RevealFailure& e) {
+        confirm_probes = counted.probes;  // the reveal below tells what changed, or what misbehaves
+        refuted = e.diagnostic();
+      }
+    }
     RevealResult revealed = reveal(*target, options_.reveal);
+    if (refuted && (known->grid == revealed.map.grid) && same_orders(*known, revealed.map))
+      fail_inconsistent(*refuted);
     result.stats = revealed.stats;
+    result.stats.confirm_probes = confirm_probes;
     result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
     result.revealed = std::move(revealed.map);
     return Outcome::revealed;
@@ -224,7 +284,7 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
       }
     }
   }
-  const Outcome outcome = reveal_case(suite, c, result);
+  const Outcome outcome = reveal_case(suite, c, result, true);
   if (outcome == Outcome::failed) {
     result.seconds = seconds_since(start);
     return result;

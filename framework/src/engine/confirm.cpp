@@ -1,0 +1,384 @@
+// confirm(): checks a known tree with a probe set that proves it, instead of a full reveal.
+//
+// Why the proof probes pin the tree. A summation tree over leaves {0..n-1} (no node with one
+// child) is determined by its clusters: the leaf sets L(v) of its nodes. A probe A^{i,j} with every
+// leaf active measures l'(i,j) = |C'(i,j)|, where C'(i,j) is the cluster of LCA'(i,j) in the tree T'
+// the target follows (Xie et al., USENIX ATC 2025 Sec. 4: the units under LCA(i,j) are absorbed by
+// the masks, the others survive). Two clusters of one tree are nested or disjoint. Let T be the
+// known tree; for an inner node v with children c_1..c_k (ordered by smallest leaf) let x_m be the
+// smallest leaf of c_m. The proof set is {(x_a, x_b) : 1 <= a < b <= k} for every inner node v.
+//
+// 1. Every cluster of T is a cluster of T'. By induction from the leaves up: suppose L(c_m) is a
+//    cluster of T' for every child (true for leaves). Take C = C'(x_1, x_m) for some m >= 2. C and
+//    L(c_1) are clusters of T' sharing x_1, so they are nested; C holds x_m, which L(c_1) does not,
+//    so L(c_1) is inside C; likewise L(c_m) is inside C. All the C'(x_1, x_m), m = 2..k, hold x_1,
+//    so they are nested too, and they were all measured at |L(v)|: nested sets of equal size are
+//    equal, so one cluster C holds every L(c_m), i.e. all of L(v), and |C| = |L(v)| makes
+//    C = L(v). (For a binary node this is its single pair: l'(x_1, x_2) = |L(v)|.)
+// 2. T' has no cluster T lacks. Such a cluster D is compatible (nested or disjoint) with every
+//    cluster of T, by 1. Let v be the smallest node of T with D inside L(v), D != L(v). For each
+//    child c_m, D is inside L(c_m) (impossible: v was the smallest, and D is no single leaf, which
+//    are clusters of T), or holds L(c_m), or misses it; so D is the union of the clusters of two or
+//    more, but not all, children of v. Then v has k >= 3 children, and D holds two of them, c_a and
+//    c_b: C'(x_a, x_b) lies inside D, so l'(x_a, x_b) <= |D| < |L(v)|, and the probe (x_a, x_b)
+//    tells. With T's clusters all in T' and none besides, T' = T.
+//    For a binary T this part is free: T has 2n - 1 clusters, the most any tree over n leaves has.
+//
+// Cost: a binary node needs its one pair, n - 1 probes in all. A fused node (k >= 3) needs all
+// k(k-1)/2 pairs of its children, and no probe set can do with fewer: if no probe splits c_a from
+// c_b, the tree that adds c_a and c_b first (a new node D = L(c_a) + L(c_b) under v) answers every
+// other probe as T does, because only the LCA of a pair split between c_a and c_b moves, whatever
+// the probe's active leaves. The same bound holds for reveal: any algorithm telling a k-way fused
+// node from its refinements measures k(k-1)/2 pairs there. Nor can a binary tree do with much
+// fewer than n - 1: merging a non-root inner node into its parent moves only the LCA of pairs that
+// meet at that node, so each needs a probe of its own (n - 2 at least).
+//
+// The root's probe is not needed by the argument when the root is binary (two clusters covering
+// all leaves fix it), but it is kept: it is the one probe whose masks sit on opposite sides of the
+// whole sum, and it fails for a target that stopped following any tree, e.g. an exact
+// (order-independent) sum returns l = 2 for every pair.
+//
+// What the argument assumes, as every FPRev result does: the target follows one fixed tree. That
+// is checked as reveal() checks it: determinism before the probes, the same outputs after them,
+// every output decoded and validated, the fused-node test against value-dependent orders, bitwise
+// simulation where the arithmetic is modelled.
+//
+// Beyond the exact counting range (Alg. 5's regime) a probe with every leaf active no longer reads
+// |C'(i,j)|, and one with only the leaves A active reads the size of the part of C'(i,j) inside A:
+// part 1 then needs L(v)'s ancestors to be clusters of T' already while they need L(v), and no
+// short proof is implemented; confirm() reveals and compares.
+#include "fprev/confirm.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+
+#include "entry_checks.hpp"
+
+namespace fprev {
+
+using namespace detail;
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> confirm_pairs(const Tree& tree) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  pairs.reserve(count_confirm_probes(tree));
+  for (NodeId v = static_cast<NodeId>(tree.leaf_count()); v < tree.node_count(); ++v) {
+    const std::span<const NodeId> children = tree.children(v);
+    for (std::size_t a = 0; a < children.size(); ++a)
+      for (std::size_t b = a + 1; b < children.size(); ++b)
+        pairs.emplace_back(tree.smallest_leaf(children[a]), tree.smallest_leaf(children[b]));
+  }
+  return pairs;
+}
+
+std::size_t count_confirm_probes(const Tree& tree) {
+  std::size_t count = 0;
+  for (NodeId v = static_cast<NodeId>(tree.leaf_count()); v < tree.node_count(); ++v) {
+    const std::size_t k = tree.children(v).size();
+    count += k * (k - 1) / 2;
+  }
+  return count;
+}
+
+bool confirmable(const TargetInfo& info) {
+  if (info.n < 2) return true;
+  try {
+    return !uses_low_range_mode(info.n, choose_mask_scheme(info.traits, info.n));
+  } catch (const MaskSchemeError&) {
+    return false;  // reveal() reports it
+  }
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void check_leaf_count(const Tree& tree, std::size_t n) {
+  if (tree.leaf_count() != n)
+    fail(Finding::verification_failed, "the tree has " + std::to_string(tree.leaf_count()) +
+                                           " leaves but the target adds " + std::to_string(n) +
+                                           " summands");
+}
+
+// The proof pairs as probes: +M goes on the smaller leaf of every other pair and on the larger
+// leaf of the rest. l(i,j) = l(j,i) in any tree, but an arithmetic that keeps +M + u == M without
+// keeping -M + u == -M (rounding toward zero) breaks the masked construction only when -M comes
+// first; alternating catches it on either orientation of the tree, as a reveal's sampled probes do.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> probe_pairs(const Tree& tree) {
+  auto pairs = confirm_pairs(tree);
+  for (std::size_t k = 1; k < pairs.size(); k += 2) std::swap(pairs[k].first, pairs[k].second);
+  return pairs;
+}
+
+[[noreturn]] void fail_proof(const Tree& tree, const LcaIndex& lca, std::uint32_t i, std::uint32_t j,
+                             const Measurement& measured, std::uint32_t n, const std::string& where) {
+  const NodeId v = lca.lca(i, j);
+  std::ostringstream os;
+  os << "l(" << i << "," << j << ") measured " << measured.l << " but the tree predicts "
+     << tree.leaves_under(v) << where << ": the node adding the parts of leaves " << i << " and "
+     << j << " (" << tree.children(v).size() << " children, " << tree.leaves_under(v)
+     << " leaves) is not where the target adds them";
+  fail(Finding::verification_failed, os.str(), describe_probe(i, j, n), std::nullopt,
+       measured.l < tree.leaves_under(v)
+           ? "the target adds these parts in a smaller subtree first (a changed order, or a fused "
+             "step split into smaller ones)"
+           : "the target adds these parts later than the tree does (a changed order, or several "
+             "steps fused into one)");
+}
+
+// Single-output targets: every proof pair, batched.
+void measure_proof(ProbeSession& session, const Tree& tree, RevealStats& stats) {
+  const auto n = static_cast<std::uint32_t>(tree.leaf_count());
+  const auto pairs = probe_pairs(tree);
+  std::vector<ProbeRequest> requests;
+  requests.reserve(pairs.size());
+  for (const auto& [i, j] : pairs) requests.push_back({i, j, session.all_active(), n});
+  std::vector<Measurement> measured(requests.size());
+  const std::size_t before = stats.probes;
+  session.measure(requests, measured);
+  stats.confirm_probes += stats.probes - before;
+  const LcaIndex lca(tree);
+  for (std::size_t k = 0; k < requests.size(); ++k) {
+    const std::uint32_t i = requests[k].plus, j = requests[k].minus;
+    if (measured[k].saturated || measured[k].l != lca.leaf_count(i, j))
+      fail_proof(tree, lca, i, j, measured[k], n, "");
+  }
+}
+
+// Grid targets. A proof pair of class K placed on a line (a row, or a column where the target
+// accepts columns placement) that holds elements of K is measured at every element of K on that
+// line. A grid target computes its whole grid in every call, so calls are what costs: a pair takes
+// a line whose queue is below its axis's longest when there is one (that call happens anyway),
+// else it opens a call on the axis where its class has the most lines (room for the pairs that
+// follow). Classes with the fewest elements choose first. Every element of a used line answers and
+// is compared with what its own class's tree predicts; lines whose queue is done carry more of
+// their class's proof. So each pair of a class is measured at every element of the class on some
+// line, and every element answers its lines' share of its class's proof.
+struct GridQueues {
+  struct Queued {
+    std::uint32_t plus, minus;
+  };
+  std::vector<std::vector<Queued>> rows, columns;
+  std::size_t longest_row = 0, longest_column = 0;
+};
+
+void place_class_pairs(const TargetInfo& info, const std::vector<std::uint32_t>& element_class,
+                       std::uint32_t id, const std::vector<GridQueues::Queued>& pairs, GridQueues& q) {
+  const std::size_t R = info.grid.rows, C = info.grid.columns;
+  std::vector<std::size_t> rows, columns;
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t c = 0; c < C; ++c)
+      if (element_class[r * C + c] == id) {
+        rows.push_back(r);
+        break;
+      }
+  if (info.columns_placement)
+    for (std::size_t c = 0; c < C; ++c)
+      for (std::size_t r = 0; r < R; ++r)
+        if (element_class[r * C + c] == id) {
+          columns.push_back(c);
+          break;
+        }
+  for (const GridQueues::Queued& pair : pairs) {
+    // best: a free slot (shortest queue first), else a new call on the axis with the most lines
+    // of the class (then the axis with fewer lines in all: fewer probes per call).
+    bool best_free = false;
+    std::size_t best_length = SIZE_MAX, best_room = 0, best_width = SIZE_MAX, best_line = 0;
+    bool best_is_row = true, found = false;
+    const auto consider = [&](bool is_row, std::size_t line) {
+      const std::size_t length = is_row ? q.rows[line].size() : q.columns[line].size();
+      const bool free = length < (is_row ? q.longest_row : q.longest_column);
+      const std::size_t room = is_row ? rows.size() : columns.size(), width = is_row ? R : C;
+      bool better;
+      if (!found || free != best_free)
+        better = !found || free;
+      else if (free)
+        better = length < best_length;
+      else
+        better = room > best_room || (room == best_room && (width < best_width ||
+                                                            (width == best_width && length < best_length)));
+      if (!better) return;
+      found = true;
+      best_free = free;
+      best_length = length;
+      best_room = room;
+      best_width = width;
+      best_line = line;
+      best_is_row = is_row;
+    };
+    for (std::size_t r : rows) consider(true, r);
+    for (std::size_t c : columns) consider(false, c);
+    auto& queue = best_is_row ? q.rows[best_line] : q.columns[best_line];
+    queue.push_back(pair);
+    auto& longest = best_is_row ? q.longest_row : q.longest_column;
+    longest = std::max(longest, queue.size());
+  }
+}
+
+void run_grid_calls(ProbeSession& session, const OrderMap& map, Placement placement,
+                    const std::vector<std::vector<GridQueues::Queued>>& queue,
+                    const std::vector<std::vector<GridQueues::Queued>>& class_pairs,
+                    const std::vector<std::uint32_t>& element_class,
+                    const std::vector<std::unique_ptr<LcaIndex>>& lca, RevealStats& stats) {
+  const TargetInfo& info = session.info();
+  const std::size_t R = info.grid.rows, C = info.grid.columns;
+  const auto n = static_cast<std::uint32_t>(info.n);
+  const bool by_rows = placement == Placement::rows;
+  const std::size_t line_count = by_rows ? R : C, across = by_rows ? C : R;
+  std::size_t calls = 0;
+  for (const auto& line : queue) calls = std::max(calls, line.size());
+  std::vector<ProbeRequest> lines;
+  std::vector<Measurement> grid;
+  for (std::size_t t = 0; t < calls; ++t) {
+    std::size_t used = 0;
+    for (std::size_t line = 0; line < line_count; ++line)
+      if (queue[line].size() > t) used = line + 1;
+    lines.clear();
+    for (std::size_t line = 0; line < used; ++line) {
+      GridQueues::Queued pair{0, 1};
+      if (t < queue[line].size()) {
+        pair = queue[line][t];
+      } else {  // more of the class of the line's first element
+        const auto& more = class_pairs[element_class[by_rows ? line * C : line]];
+        if (!more.empty()) pair = more[(line + t * line_count) % more.size()];
+      }
+      lines.push_back({pair.plus, pair.minus, session.all_active(), n});
+    }
+    const std::size_t before = stats.probes;
+    session.measure_grid(placement, lines, grid);
+    stats.confirm_probes += stats.probes - before;
+    for (std::size_t line = 0; line < used; ++line)
+      for (std::size_t k = 0; k < across; ++k) {
+        const std::size_t r = by_rows ? line : k, c = by_rows ? k : line;
+        const std::uint32_t id = element_class[r * C + c];
+        const std::uint32_t i = lines[line].plus, j = lines[line].minus;
+        const Measurement& m = grid[r * C + c];
+        ++stats.element_checks;
+        if (!m.saturated && m.l == lca[id]->leaf_count(i, j)) continue;
+        fail_proof(map.classes[id].tree, *lca[id], i, j, m, n,
+                   " at output element (" + std::to_string(r) + ", " + std::to_string(c) +
+                       "), class " + std::to_string(id));
+      }
+  }
+}
+
+void measure_grid_proof(ProbeSession& session, const OrderMap& map,
+                        const std::vector<std::uint32_t>& element_class, RevealStats& stats) {
+  const TargetInfo& info = session.info();
+  GridQueues q;
+  q.rows.resize(info.grid.rows);
+  q.columns.resize(info.grid.columns);
+  std::vector<std::unique_ptr<LcaIndex>> lca;
+  std::vector<std::vector<GridQueues::Queued>> class_pairs(map.classes.size());
+  std::vector<std::size_t> class_elements(map.classes.size(), 0);
+  for (std::uint32_t id : element_class) ++class_elements[id];
+  std::vector<std::uint32_t> order(map.classes.size());
+  for (std::uint32_t id = 0; id < map.classes.size(); ++id) {
+    lca.push_back(std::make_unique<LcaIndex>(map.classes[id].tree));
+    for (const auto& [i, j] : probe_pairs(map.classes[id].tree)) class_pairs[id].push_back({i, j});
+    order[id] = id;
+  }
+  // Small classes have few lines to choose from: they go first (fewest elements, as a proxy).
+  std::stable_sort(order.begin(), order.end(), [&class_elements](std::uint32_t a, std::uint32_t b) {
+    return class_elements[a] < class_elements[b];
+  });
+  for (std::uint32_t id : order) place_class_pairs(info, element_class, id, class_pairs[id], q);
+  run_grid_calls(session, map, Placement::rows, q.rows, class_pairs, element_class, lca, stats);
+  run_grid_calls(session, map, Placement::columns, q.columns, class_pairs, element_class, lca, stats);
+}
+
+// The class of every element, row-major, from the regions (a walk over the grid, not a search per
+// element). A map that does not partition its grid fails.
+std::vector<std::uint32_t> classes_of_elements(const OrderMap& map) {
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  const std::size_t C = map.grid.columns;
+  std::vector<std::uint32_t> element_class(map.grid.size(), kNone);
+  const auto malformed = [] {
+    fail(Finding::verification_failed, "the order map does not partition its grid", {}, std::nullopt,
+         "a malformed map: every element belongs to exactly one class");
+  };
+  for (std::size_t id = 0; id < map.classes.size(); ++id)
+    for (const Region& region : map.classes[id].regions)
+      for (const IndexRange& rows : region.rows)
+        for (std::size_t r = rows.first; r <= rows.last; ++r)
+          for (const IndexRange& columns : region.columns)
+            for (std::size_t c = columns.first; c <= columns.last; ++c) {
+              if (r >= map.grid.rows || c >= C || element_class[r * C + c] != kNone) malformed();
+              element_class[r * C + c] = static_cast<std::uint32_t>(id);
+            }
+  if (std::find(element_class.begin(), element_class.end(), kNone) != element_class.end()) malformed();
+  return element_class;
+}
+
+// Outside the exact counting range: reveal, then compare.
+RevealStats confirm_by_reveal(Target& target, const OrderMap& map, const RevealOptions& options) {
+  RevealResult revealed = reveal(target, options);
+  if (!same_orders(revealed.map, map))
+    fail(Finding::verification_failed,
+         "the target's revealed order differs from the known one (checked by a full reveal: the "
+         "output format cannot count every leaf exactly)",
+         {}, std::nullopt, "the target's order changed");
+  return revealed.stats;
+}
+
+}  // namespace
+
+RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& options) {
+  const TargetInfo& info = target.info();
+  if (info.is_grid()) return confirm(target, OrderMap::uniform(info.grid, tree), options);
+  const auto start = std::chrono::steady_clock::now();
+  check_leaf_count(tree, info.n);
+  const MaskScheme scheme = scheme_for(info);
+  if (!confirmable(info)) return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
+  RevealStats stats;
+  ProbeSession session(target, scheme, options, stats);
+  const ValueRecord before = check_determinism(session, options);
+  measure_proof(session, tree, stats);
+  check_fused_nodes(info, tree, single_runner(session), stats);
+  check_tree(session, tree, options, 0, false, stats);  // simulation only: the probes are done
+  check_unchanged(session, before);
+  stats.confirmed = true;
+  stats.total_seconds = seconds_since(start);
+  return stats;
+}
+
+RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& options) {
+  const TargetInfo& info = target.info();
+  if (!info.is_grid()) {
+    if (!info.grid.single() || !(map.grid == info.grid) || map.classes.size() != 1)
+      fail(Finding::verification_failed,
+           "a single-output target has a map of one class on a 1 x 1 grid; this map has " +
+               std::to_string(map.classes.size()) + " classes on a " +
+               std::to_string(map.grid.rows) + " x " + std::to_string(map.grid.columns) + " grid");
+    return confirm(target, map.classes.front().tree, options);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  check_grid(info);
+  if (!(map.grid == info.grid))
+    fail(Finding::verification_failed,
+         "the order map is for a " + std::to_string(map.grid.rows) + " x " +
+             std::to_string(map.grid.columns) + " grid but the target has " +
+             std::to_string(info.grid.rows) + " x " + std::to_string(info.grid.columns) + " outputs");
+  for (const OrderClass& c : map.classes) check_leaf_count(c.tree, info.n);
+  const MaskScheme scheme = scheme_for(info);
+  if (!confirmable(info)) return confirm_by_reveal(target, map, options);
+  RevealStats stats;
+  ProbeSession session(target, scheme, options, stats);
+  const ValueRecord before = check_determinism(session, options);
+  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
+  measure_grid_proof(session, map, element_class, stats);
+  const auto tree_of = [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
+  check_fused_nodes_per_class(session, element_class, tree_of, stats);
+  check_grid_simulation(session, element_class, tree_of, options, stats);
+  check_unchanged(session, before);
+  stats.confirmed = true;
+  stats.map_classes = map.classes.size();
+  stats.total_seconds = seconds_since(start);
+  return stats;
+}
+
+}  // namespace fprev

@@ -1,0 +1,337 @@
+// confirm(): the proof probe set accepts the true tree and rejects every other one. The proof
+// (src/engine/confirm.cpp) is tested by editing every inner node of many random trees in every way
+// an order can change, and exhaustively on all trees of up to 5 leaves; the probe counts are those
+// of the argument (n - 1 for a binary tree) and far below a reveal's for lanes and pairwise trees.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "engine_test_helpers.hpp"
+#include "fprev/confirm.hpp"
+#include "fprev/probe_inputs.hpp"
+#include "fprev/sexpr.hpp"
+#include "grid_oracle_target.hpp"
+#include "random_trees.hpp"
+#include "tree_mutations.hpp"
+
+namespace fprev {
+namespace {
+
+using testing::EditableTree;
+
+RevealOptions quick_options() {
+  RevealOptions o;
+  o.determinism_runs = 2;
+  o.determinism_inputs = 1;
+  o.verify_inputs = 1;
+  return o;
+}
+
+// The finding confirm() gives for a target following `actual` against the known tree `golden`;
+// nullopt when it confirms.
+std::optional<Finding> confirm_outcome(const Tree& actual, const Tree& golden,
+                                       const RevealOptions& options = quick_options()) {
+  TreeOracleTarget target(actual, TreeOracleTarget::default_traits(actual), 7);
+  try {
+    confirm(target, golden, options);
+    return std::nullopt;
+  } catch (const RevealFailure& e) {
+    return e.diagnostic().finding;
+  }
+}
+
+std::size_t pairs_of(std::size_t k) { return k * (k - 1) / 2; }
+
+TEST(Confirm, ProofSetHasOnePairPerBinaryNodeAndAllPairsOfAFusedOne) {
+  const Tree binary = parse_sexpr("(((0 1) 2) (3 4))");
+  EXPECT_EQ(count_confirm_probes(binary), 4u);
+  const auto pairs = confirm_pairs(binary);
+  const std::set<std::pair<std::uint32_t, std::uint32_t>> got(pairs.begin(), pairs.end());
+  EXPECT_EQ(got, (std::set<std::pair<std::uint32_t, std::uint32_t>>{{0, 1}, {0, 2}, {3, 4}, {0, 3}}));
+  const Tree fused = parse_sexpr("((0 1 2 3) 4 (5 6))");
+  EXPECT_EQ(count_confirm_probes(fused), pairs_of(4) + pairs_of(3) + 1);
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const Tree t = random_binary_tree(2 + seed * 13, seed);
+    EXPECT_EQ(count_confirm_probes(t), t.leaf_count() - 1);
+    EXPECT_EQ(confirm_pairs(t).size(), t.leaf_count() - 1);
+  }
+  EXPECT_EQ(count_confirm_probes(parse_sexpr("0")), 0u);
+}
+
+TEST(Confirm, AcceptsTheTrueTreeWithExactlyTheProofProbes) {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    const std::size_t n = 1 + (seed * 7919) % 400;
+    const Tree truth = seed % 2 == 0 ? random_multiway_tree(n, 2 + seed % 17, seed)
+                                     : random_binary_tree(n, seed);
+    TreeOracleTarget target(truth, std::nullopt, 16);
+    const RevealStats stats = confirm(target, truth);
+    EXPECT_TRUE(stats.confirmed) << "seed " << seed;
+    EXPECT_EQ(stats.probes, count_confirm_probes(truth)) << "seed " << seed;
+    EXPECT_EQ(stats.confirm_probes, stats.probes);
+    EXPECT_EQ(stats.probes, target.probes_evaluated);
+    if (seed % 2 == 1) {
+      EXPECT_EQ(stats.probes, n - 1) << "seed " << seed;
+    }
+  }
+}
+
+// Every kind of edit at every inner node of the tree; each edit that changes the tree must be
+// rejected. Returns how many were.
+std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng) {
+  std::size_t rejected = 0;
+  const auto expect_rejected = [&](const EditableTree& edited, const char* what, NodeId v) {
+    const Tree changed = edited.build();
+    if (changed == golden) return;
+    const std::optional<Finding> finding = confirm_outcome(changed, golden);
+    ASSERT_TRUE(finding.has_value()) << what << " at node " << v << " not detected\ngolden  "
+                                     << to_sexpr(golden) << "\nchanged " << to_sexpr(changed);
+    EXPECT_EQ(*finding, Finding::verification_failed) << what << " at node " << v;
+    ++rejected;
+  };
+  const EditableTree original(golden);
+  const auto nodes = static_cast<NodeId>(original.node_count());
+  std::uniform_int_distribution<NodeId> any(0, nodes - 1);
+  for (NodeId v = static_cast<NodeId>(golden.leaf_count()); v < nodes; ++v) {
+    const std::vector<NodeId>& kids = original.kids(v);
+    // A child of v changes places with a subtree elsewhere (a cousin, an uncle, ...).
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      const NodeId c = kids[rng() % kids.size()], w = any(rng);
+      if (original.inside(w, c) || original.inside(c, w)) continue;
+      EditableTree e = original;
+      e.swap_subtrees(c, w);
+      expect_rejected(e, "swap", v);
+      break;
+    }
+    {
+      EditableTree e = original;
+      if (e.rotate(v)) expect_rejected(e, "rotation", v);
+    }
+    {
+      EditableTree e = original;
+      if (e.merge_into_parent(v)) expect_rejected(e, "merge into the parent", v);
+    }
+    for (std::size_t a = 0; a < kids.size() && kids.size() >= 3; ++a) {  // every split of a pair
+      for (std::size_t b = a + 1; b < kids.size(); ++b) {
+        EditableTree e = original;
+        e.split(v, a, b);
+        expect_rejected(e, "split", v);
+      }
+    }
+    for (NodeId c : kids) {
+      if (!original.is_leaf(c)) continue;
+      const NodeId y = any(rng);
+      if (y == c) continue;
+      EditableTree e = original;
+      e.move_leaf(c, y);
+      expect_rejected(e, "leaf moved", v);
+      break;
+    }
+  }
+  return rejected;
+}
+
+TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
+  std::mt19937_64 rng(11);
+  std::size_t rejected = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const std::size_t n = seed <= 36 ? 2 + seed * 3 : 250 + seed;
+    rejected += reject_every_edit(random_binary_tree(n, seed), rng);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  for (const Tree& t : {left_deep_tree(120), right_deep_tree(120), balanced_tree(120), lanes_tree(120, 8)})
+    rejected += reject_every_edit(t, rng);
+  EXPECT_GT(rejected, 4000u);
+}
+
+TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
+  std::mt19937_64 rng(12);
+  std::size_t rejected = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    const std::size_t n = seed <= 36 ? 3 + seed * 3 : 200 + seed;
+    rejected += reject_every_edit(random_multiway_tree(n, 2 + seed % 9, seed), rng);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(rejected, 4000u);
+}
+
+// All trees over up to 5 leaves (236 for n = 5), every pair: confirm passes exactly when the
+// target's tree is the known one.
+TEST(Confirm, TellsEveryTreeOfUpToFiveLeavesFromEveryOther) {
+  for (std::size_t n = 2; n <= 5; ++n) {
+    std::set<std::string> seen;
+    std::vector<Tree> trees;
+    for (std::uint64_t seed = 1; seed <= 40000 && trees.size() < 236; ++seed) {
+      const Tree t = seed % 3 == 0 ? random_binary_tree(n, seed) : random_multiway_tree(n, n, seed);
+      if (seen.insert(to_sexpr(t)).second) trees.push_back(t);
+    }
+    const std::size_t expected[] = {0, 1, 1, 4, 26, 236};
+    ASSERT_EQ(trees.size(), expected[n]) << "n = " << n;
+    for (const Tree& golden : trees)
+      for (const Tree& actual : trees)
+        ASSERT_EQ(confirm_outcome(actual, golden).has_value(), !(actual == golden))
+            << "golden " << to_sexpr(golden) << ", target " << to_sexpr(actual);
+  }
+}
+
+TEST(Confirm, CostsAThirdOfARevealForPairwiseAndWideLanesAndNeverMore) {
+  // No probe set does with fewer than n - 2 probes on a binary tree: merging an inner node into
+  // its parent changes only the l(i,j) of pairs meeting at that node, so every node needs a probe
+  // of its own. FPRev reveals a sequential sum with n - 1 probes of its own (pivot 0 splits every
+  // leaf off at once): there confirm saves only the reveal's sampled verification; 8 lanes and
+  // a reversed sum cost a reveal about 2.5 n.
+  struct Case {
+    const char* name;
+    Tree tree;
+    std::size_t factor;  // confirm's probes times this are at most the reveal's
+  };
+  for (const std::size_t n : {1000, 4096}) {
+    for (const Case& c : {Case{"lanes8", lanes_tree(n, 8), 2}, Case{"lanes16", lanes_tree(n, 16), 3},
+                          Case{"lanes32", lanes_tree(n, 32), 3}, Case{"pairwise", balanced_tree(n), 3},
+                          Case{"reverse", right_deep_tree(n), 2}, Case{"random", random_binary_tree(n, n), 3},
+                          Case{"sequential", left_deep_tree(n), 1}}) {
+      TreeOracleTarget revealed(c.tree, std::nullopt, 64), confirmed(c.tree, std::nullopt, 64);
+      const RevealResult r = reveal(revealed);
+      ASSERT_EQ(r.tree, c.tree);
+      const RevealStats s = confirm(confirmed, c.tree);
+      EXPECT_EQ(s.probes, n - 1) << c.name;
+      EXPECT_LE(c.factor * s.probes, r.stats.probes) << c.name << " n = " << n << ": reveal "
+                                                     << r.stats.probes << " probes, confirm " << s.probes;
+    }
+  }
+}
+
+TEST(Confirm, NamesTheProbeAndTheNodeThatDisagree) {
+  const Tree golden = parse_sexpr("(((0 1) 2) (3 4))");
+  TreeOracleTarget target(parse_sexpr("(((0 2) 1) (3 4))"), std::nullopt);
+  try {
+    confirm(target, golden);
+    FAIL() << "a changed tree was confirmed";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed);
+    EXPECT_NE(e.diagnostic().message.find("l(0,1) measured 3 but the tree predicts 2"), std::string::npos)
+        << e.diagnostic().message;
+    EXPECT_NE(e.diagnostic().probe.find("A^{0,1}"), std::string::npos);
+  }
+}
+
+TEST(Confirm, ValidatesOutputsAndLeafCounts) {
+  const Tree golden = random_binary_tree(40, 3);
+  TreeOracleTarget nan(golden, std::nullopt);
+  nan.set_nan_probes(true);
+  try {
+    confirm(nan, golden);
+    FAIL();
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::non_finite_output);
+  }
+  TreeOracleTarget wrong(golden, std::nullopt);
+  const auto pairs = confirm_pairs(golden);
+  wrong.set_wrong_count(pairs[5].first, pairs[5].second, 1);
+  EXPECT_THROW(confirm(wrong, golden), RevealFailure);
+  TreeOracleTarget other_n(random_binary_tree(41, 3), std::nullopt);
+  EXPECT_THROW(confirm(other_n, golden), RevealFailure);
+}
+
+// Adds the largest magnitudes first: the masks cancel before any unit is added, whatever their
+// positions, so every probe reads l = 2, as with an exact (order-independent) sum such as ExBLAS
+// (Collange et al., Parallel Computing 2015). No tree gives those answers.
+class LargestFirstTarget : public Target {
+ public:
+  explicit LargestFirstTarget(std::size_t n) : inputs_(n) {
+    info_.n = n;
+    info_.traits.input = info_.traits.accumulator = info_.traits.output = Format::float32;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
+      inputs_.load(batch, p);
+      outputs[p] = largest_first(inputs_.a());
+    }
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    for (std::size_t r = 0; r < batch.rows; ++r) {
+      inputs_.load(batch, r);
+      outputs[r] = largest_first(inputs_.a());
+    }
+  }
+
+ private:
+  double largest_first(const float* a) const {
+    std::vector<float> v(a, a + info_.n);
+    std::stable_sort(v.begin(), v.end(), [](float x, float y) { return std::fabs(x) > std::fabs(y); });
+    float s = 0;
+    for (float x : v) s += x;
+    return s;
+  }
+  TargetInfo info_;
+  ProbeVectors<float> inputs_;
+};
+
+TEST(Confirm, RejectsATargetThatFollowsNoTree) {
+  // (0 1) and (2 3) are confirmed by their own probes whatever the target; the root's probe
+  // (0, 2) is what such a target fails: it reads 2 where the tree has 4.
+  LargestFirstTarget target(4);
+  try {
+    confirm(target, parse_sexpr("((0 1) (2 3))"));
+    FAIL() << "a target following no tree was confirmed";
+  } catch (const RevealFailure& e) {
+    EXPECT_NE(e.diagnostic().message.find("l(0,2) measured 2 but the tree predicts 4"), std::string::npos)
+        << e.diagnostic().message;
+  }
+}
+
+TEST(Confirm, BeyondTheExactCountingRangeRevealsAndCompares) {
+  // float16 output counts exactly up to 2048 units: 3000 leaves need Alg. 5, so confirm reveals.
+  const Tree golden = balanced_tree(3000);
+  testing::RoundedOracle same(golden, Format::float16, 64);
+  EXPECT_FALSE(confirmable(same.info()));
+  const RevealStats stats = confirm(same, golden);
+  EXPECT_FALSE(stats.confirmed);
+  testing::RoundedOracle changed(lanes_tree(3000, 8), Format::float16, 64);
+  EXPECT_THROW(confirm(changed, golden), RevealFailure);
+}
+
+TEST(Confirm, OrderMapsCheckEveryClassAtItsElements) {
+  const std::vector<Tree> trees = {lanes_tree(64, 8), balanced_tree(64), left_deep_tree(64)};
+  const auto tree_of = [](std::size_t r, std::size_t c) {
+    return std::size_t{r >= 8 ? 1u : 0u} + (c >= 5 && r >= 8 ? 1u : 0u);
+  };
+  GridOracleTarget target({13, 9}, trees, tree_of);
+  const OrderMap map = target.truth();
+  const RevealStats stats = confirm(target, map);
+  EXPECT_TRUE(stats.confirmed);
+  EXPECT_EQ(stats.map_classes, 3u);
+  // Each class's 63 pairs spread over its rows and columns; every element of a used line answers.
+  EXPECT_GE(stats.element_checks, 9 * stats.probes);
+  EXPECT_GE(stats.probes, 3 * 63u / 13);
+  GridOracleTarget again({13, 9}, trees, tree_of);
+  const RevealResult revealed = reveal(again);
+  ASSERT_TRUE(same_orders(revealed.map, map));
+  // A grid target computes its whole grid per call: confirm places its pairs for few calls.
+  EXPECT_LT(stats.probes, revealed.stats.probes);
+  EXPECT_LT(stats.target_calls, revealed.stats.target_calls)
+      << "confirm " << stats.target_calls << " calls, reveal " << revealed.stats.target_calls;
+
+  // A map whose classes overlap (or leave elements out) is refused, not half checked.
+  OrderMap overlapping = map;
+  overlapping.classes[1].regions = overlapping.classes[0].regions;
+  EXPECT_THROW(confirm(target, overlapping), RevealFailure);
+
+  // One class changed: a pairwise tree where the golden has lanes.
+  GridOracleTarget changed({13, 9}, {balanced_tree(64), balanced_tree(64), left_deep_tree(64)}, tree_of);
+  EXPECT_THROW(confirm(changed, map), RevealFailure);
+  // One element changed (its row's share of the proof catches it): every element is checked.
+  for (std::size_t r = 0; r < 13; ++r) {
+    GridOracleTarget one({13, 9}, {trees[0], trees[1], trees[2], right_deep_tree(64)},
+                         [&tree_of, r](std::size_t row, std::size_t c) {
+                           return row == r && c == 4 ? std::size_t{3} : tree_of(row, c);
+                         });
+    EXPECT_THROW(confirm(one, map), RevealFailure) << "row " << r;
+  }
+}
+
+}  // namespace
+}  // namespace fprev
