@@ -78,6 +78,15 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
         ->type_name("UINT")
         ->group(kEngineGroup)
         ->excludes(seed);
+  command
+      .add_option("--streams", e.streams,
+                  "probe streams: a dot or sum target's independent probes are measured on N instances of "
+                  "the target at once, one per thread, the library itself at the case's thread count "
+                  "(default 0: one per core; 1 where the backend cannot run instances side by side, e.g. "
+                  "a BLAS case with more than one thread). The tree is the same")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1024}))
+      ->type_name("N")
+      ->group(kEngineGroup);
 }
 
 void add_json_flag(CLI::App& command, bool& json, const char* what) {

@@ -26,6 +26,7 @@ struct SelectionOptions {
 struct EngineOptions {
   std::optional<std::string> algorithm;  // fprev | basic | naive
   std::optional<std::uint64_t> seed;     // --reveal-seed (check/update: also --seed)
+  std::size_t streams = 0;               // --streams N: probe streams per case (0: auto, one per core)
 };
 
 // The pictures of show and diff (dot, svg) and of check --html.

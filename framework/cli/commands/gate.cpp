@@ -103,6 +103,7 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.strict = strict;
   runner_options.tool_version = kToolVersion;
   apply_engine_options(options.engine, runner_options.reveal);
+  runner_options.streams = options.engine.streams;
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);
   Runner runner(builtin_backends(), runner_options);
   const AcceptCommand accept = accept_command_for(options, selection);

@@ -191,6 +191,7 @@ Json stats_to_json(const RevealStats& stats) {
   json["class_splits"] = stats.class_splits;
   json["element_checks"] = stats.element_checks;
   json["fused_node_tests"] = stats.fused_node_tests;
+  json["streams"] = stats.streams;
   return json;
 }
 

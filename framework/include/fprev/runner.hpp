@@ -84,6 +84,9 @@ struct RunnerOptions {
   std::filesystem::path golden_root = "golden";
   bool strict = false;  // missing goldens fail instead of skipping
   RevealOptions reveal;
+  // Probe streams per case (0: one per core), at most what the backend allows for the case
+  // (BackendInstance::concurrent_targets); RevealOptions::streams and make_worker are set per case.
+  std::size_t streams = 0;
   std::string tool_version;
   // Where check keeps the revealed result of a case that needs accepting (and removes it once the
   // case passes, or update wrote its golden); none kept when absent.

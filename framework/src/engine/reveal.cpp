@@ -79,6 +79,24 @@ RevealFailure::RevealFailure(Diagnostic diagnostic)
 
 namespace {
 
+std::string over_budget_message(double budget_seconds, double seconds, std::size_t probes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << "stopped after " << seconds << " s, past its time budget of " << budget_seconds << " s ("
+     << probes << " probes measured); the order was not revealed";
+  return os.str();
+}
+
+}  // namespace
+
+RevealOverBudget::RevealOverBudget(double budget_seconds, double seconds, std::size_t probes)
+    : std::runtime_error(over_budget_message(budget_seconds, seconds, probes)),
+      budget_seconds_(budget_seconds),
+      seconds_(seconds),
+      probes_(probes) {}
+
+namespace {
+
 MaskScheme scheme_for(const TargetInfo& info) {
   if (info.n == 0)
     fail(Finding::unsupported, "the target has no summands (n = 0)", {}, std::nullopt,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <set>
 
+#include "fprev/probe_streams.hpp"
 #include "golden/golden_layout.hpp"
 
 namespace fprev {
@@ -172,7 +173,9 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     target = instance.instance->make_target(c.params);
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
-    RevealResult revealed = reveal(*target, options_.reveal);
+    RevealOptions reveal_options = options_.reveal;
+    use_probe_streams(reveal_options, options_.streams, *instance.instance, c.params);
+    RevealResult revealed = reveal(*target, reveal_options);
     result.stats = revealed.stats;
     result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
     result.revealed = std::move(revealed.map);
