@@ -87,6 +87,14 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       ->check(CLI::Range(std::size_t{0}, std::size_t{1024}))
       ->type_name("N")
       ->group(kEngineGroup);
+  command
+      .add_option("--max-seconds", e.max_seconds,
+                  "time budget of each reveal in seconds (0: none, the default); past it the case stops and is "
+                  "reported over budget (skipped; failed in strict mode). A suite case's max_seconds applies "
+                  "when smaller")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->type_name("S")
+      ->group(kEngineGroup);
 }
 
 void add_json_flag(CLI::App& command, bool& json, const char* what) {
@@ -144,6 +152,13 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
   command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  command
+      .add_option("--max-estimate", g.max_estimate,
+                  "refuse, before it runs, a case whose reveal is estimated (fewest probes of the model x the "
+                  "measured call time) to take more than S seconds (default 3600; 0: no estimate)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->type_name("S")
+      ->group(kEngineGroup);
 }
 
 // ---- the sub-commands -----------------------------------------------------------------------------

@@ -110,6 +110,9 @@ struct Progress {
   std::size_t leaves_placed = 0;
   std::size_t leaves_total = 0;
   double seconds = 0.0;  // since the reveal started
+  // The cost model's expected probes for the whole reveal (fprev/cost_estimate.hpp): an ETA is
+  // seconds * (probes_expected - probes_done) / probes_done, a guess that the model bounds.
+  std::size_t probes_expected = 0;
 };
 
 // Thrown when a reveal runs past RevealOptions::max_seconds: not a finding about the target (its

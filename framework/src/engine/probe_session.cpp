@@ -6,6 +6,8 @@
 #include <functional>
 #include <sstream>
 
+#include "fprev/cost_estimate.hpp"
+
 namespace fprev::detail {
 namespace {
 
@@ -53,6 +55,7 @@ ProbeSession::ProbeSession(Target& target, const MaskScheme& scheme, const Revea
       last_progress_(start_) {
   all_active_.id = Background::next_id();
   all_active_.all_active = true;
+  probes_expected_ = model_probe_count(info_.n, options_.algorithm).expected;
   streams_.resize(1);
   streams_[0].target = &target_;
   streams_[0].stats = &stats_;
@@ -358,6 +361,7 @@ void ProbeSession::report_progress(std::size_t leaves_placed) {
   p.probes_done = stats_.probes;
   p.leaves_placed = leaves_placed;
   p.leaves_total = info_.n;
+  p.probes_expected = probes_expected_;
   p.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
   last_progress_ = Clock::now();
   options_.on_progress(p);
@@ -374,6 +378,7 @@ void ProbeSession::maybe_report_progress() {
   p.probes_done = wave_base_ + probes_measured_.load(std::memory_order_relaxed);
   p.leaves_placed = leaves_placed_;
   p.leaves_total = info_.n;
+  p.probes_expected = probes_expected_;
   p.seconds = std::chrono::duration<double>(now - start_).count();
   options_.on_progress(p);
 }

@@ -124,7 +124,8 @@ class ProbeSession {
   std::atomic<std::size_t> probes_measured_{0};  // by every stream, for progress within a wave
   std::chrono::steady_clock::time_point last_progress_;
   std::size_t leaves_placed_ = 0;
-  std::size_t wave_base_ = 0;  // probes counted in stats_ before the current measure()
+  std::size_t wave_base_ = 0;
+  std::size_t probes_expected_ = 0;  // the cost model's, for progress  // probes counted in stats_ before the current measure()
   // reusable buffers (grid calls, on the caller's target)
   std::vector<Probe> probes_;
   std::vector<const Background*> backgrounds_;

@@ -19,6 +19,7 @@ std::string_view to_string(CaseStatus status) {
     case CaseStatus::missing_golden: return "missing golden";
     case CaseStatus::unavailable: return "unavailable";
     case CaseStatus::broken_golden: return "broken golden";
+    case CaseStatus::over_budget: return "over budget";
     case CaseStatus::created: return "created";
     case CaseStatus::changed: return "changed";
     case CaseStatus::unchanged: return "unchanged";
@@ -27,16 +28,19 @@ std::string_view to_string(CaseStatus status) {
   return "?";
 }
 
-// Strict mode turns every skip into a failure: a missing golden, and a backend that cannot run
-// here (a CI job that must test something selects only what its runner can run).
+// Strict mode turns every skip into a failure: a missing golden, a backend that cannot run here
+// (a CI job that must test something selects only what its runner can run), and a case over its
+// time budget (nothing was compared: never green).
 bool is_skip(CaseStatus status, bool strict) {
-  return !strict && (status == CaseStatus::unavailable || status == CaseStatus::missing_golden);
+  return !strict && (status == CaseStatus::unavailable || status == CaseStatus::missing_golden ||
+                     status == CaseStatus::over_budget);
 }
 
 bool is_failure(CaseStatus status, bool strict) {
   return status == CaseStatus::differs || status == CaseStatus::misbehaves ||
          status == CaseStatus::broken_golden ||
-         (strict && (status == CaseStatus::missing_golden || status == CaseStatus::unavailable));
+         (strict && (status == CaseStatus::missing_golden || status == CaseStatus::unavailable ||
+                     status == CaseStatus::over_budget));
 }
 
 struct Runner::OpenInstance {
@@ -140,6 +144,32 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
   return *instances_.emplace(key, std::move(opened)).first->second;
 }
 
+double Runner::budget_of(const SuiteCase& c) const {
+  const double global = options_.max_seconds;
+  if (!c.max_seconds) return global;
+  return global > 0.0 ? std::min(global, *c.max_seconds) : *c.max_seconds;
+}
+
+// The cost estimate, before any probe: a case that cannot finish within the cap (or its budget) even
+// at the model's fewest probes is refused with the estimate, instead of running for hours.
+bool Runner::within_estimate(Target& target, const RevealOptions& options, CaseResult& result) {
+  if (options_.max_estimated_seconds <= 0.0 && options.max_seconds <= 0.0) return true;
+  result.estimate = estimate_cost(target, options);
+  const CostEstimate& e = *result.estimate;
+  const auto refuse = [&](const std::string& limit) {
+    result.status = CaseStatus::over_budget;
+    result.message = "refused before running: estimated " + e.describe() + ", which exceeds " + limit +
+                     "; reduce the size, or raise the limit if the time is acceptable";
+    return false;
+  };
+  if (options_.max_estimated_seconds > 0.0 && e.seconds_low > options_.max_estimated_seconds)
+    return refuse("the cap of " + format_duration(options_.max_estimated_seconds) + " (--max-estimate)");
+  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds)
+    return refuse("the case's time budget of " + format_duration(options.max_seconds) +
+                  " (max_seconds, --max-seconds)");
+  return true;
+}
+
 bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result) {
   result.suite = suite.name;
   result.backend = c.backend_instance;
@@ -175,11 +205,18 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     result.revealed_output = target->info().traits.output;
     RevealOptions reveal_options = options_.reveal;
     use_probe_streams(reveal_options, options_.streams, *instance.instance, c.params);
+    reveal_options.max_seconds = budget_of(c);
+    result.budget_seconds = reveal_options.max_seconds;
+    if (!within_estimate(*target, reveal_options, result)) return Outcome::failed;
     RevealResult revealed = reveal(*target, reveal_options);
     result.stats = revealed.stats;
     result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
     result.revealed = std::move(revealed.map);
     return Outcome::revealed;
+  } catch (const RevealOverBudget& e) {
+    result.status = CaseStatus::over_budget;
+    result.message = std::string(e.what()) +
+                     (result.estimate ? "; estimated beforehand: " + result.estimate->describe() : "");
   } catch (const BackendUnavailable& e) {  // e.g. a data type this GPU generation lacks
     result.status = CaseStatus::unavailable;
     result.message = e.what();
