@@ -144,6 +144,10 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
   return *instances_.emplace(key, std::move(opened)).first->second;
 }
 
+namespace {
+constexpr std::size_t kCallsWorthEstimating = 1000;
+}  // namespace
+
 double Runner::budget_of(const SuiteCase& c) const {
   const double global = options_.max_seconds;
   if (!c.max_seconds) return global;
@@ -154,6 +158,10 @@ double Runner::budget_of(const SuiteCase& c) const {
 // at the model's fewest probes is refused with the estimate, instead of running for hours.
 bool Runner::within_estimate(Target& target, const RevealOptions& options, CaseResult& result) {
   if (options_.max_estimated_seconds <= 0.0 && options.max_seconds <= 0.0) return true;
+  // A reveal of a thousand calls or fewer is not worth calibrating (an MPI call launches ranks).
+  const TargetInfo& info = target.info();
+  const std::size_t per_call = info.is_grid() ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
+  if (model_probe_count(info.n, options.algorithm).high / per_call <= kCallsWorthEstimating) return true;
   result.estimate = estimate_cost(target, options);
   const CostEstimate& e = *result.estimate;
   const auto refuse = [&](const std::string& limit) {
