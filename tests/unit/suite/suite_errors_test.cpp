@@ -53,7 +53,7 @@ TEST(SuiteErrors, MaxSecondsIsAPositiveNumberOfSecondsUpToADay) {
 TEST(SuiteErrors, LabelsArePlainNames) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    labels: [long, nightly]\n"), Lines{});
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    labels: [long, \"a b\"]\n"),
-            Lines{"t.yaml:8:19: error: the label 'a b' is not a plain name; use lower-case letters, digits, "
+            Lines{"t.yaml:8:20: error: the label 'a b' is not a plain name; use lower-case letters, digits, "
                   "'.', '_' and '-', starting with a letter or digit"});
 }
 
