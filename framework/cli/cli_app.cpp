@@ -55,6 +55,13 @@ void add_selection_options(CLI::App& command, SelectionOptions& s) {
       ->allow_extra_args(false)
       ->type_name("GLOB")
       ->group(kSelectionGroup);
+  command
+      .add_option("--exclude-label", s.excluded_labels,
+                  "leave out the cases whose suite entry carries this label (repeatable), e.g. long: "
+                  "what ctest -LE long leaves out")
+      ->allow_extra_args(false)
+      ->type_name("LABEL")
+      ->group(kSelectionGroup);
 }
 
 // `seed_alias`: --seed is also the engine's seed (check and update; in reveal --seed may be a

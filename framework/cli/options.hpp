@@ -20,6 +20,7 @@ struct SelectionOptions {
   std::vector<std::string> suites;       // --suite GLOB
   std::vector<std::string> backends;     // --backend GLOB
   std::vector<std::string> cases;        // --case GLOB
+  std::vector<std::string> excluded_labels;  // --exclude-label LABEL: not the cases carrying it
 };
 
 // How the revelation engine runs: check, update and reveal.

@@ -72,7 +72,7 @@ YAML
 # --- help and version -----------------------------------------------------------------------------
 declare -A OPTIONS=(
   [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
-  [check]="--suites --golden --suite --backend --case --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate"
+  [check]="--suites --golden --suite --backend --case --exclude-label --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate"
   [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending --streams --max-seconds --max-estimate"
   [review]="--golden --pending-dir --suite --backend --case --platform --max-nodes --force"
   [accept]="--golden --pending-dir --suite --backend --case --platform --json --force"
