@@ -55,6 +55,13 @@ void add_selection_options(CLI::App& command, SelectionOptions& s) {
       ->allow_extra_args(false)
       ->type_name("GLOB")
       ->group(kSelectionGroup);
+  command
+      .add_option("--exclude-label", s.excluded_labels,
+                  "leave out the cases whose suite entry carries this label (repeatable), e.g. long: "
+                  "what ctest -LE long leaves out")
+      ->allow_extra_args(false)
+      ->type_name("LABEL")
+      ->group(kSelectionGroup);
 }
 
 // `seed_alias`: --seed is also the engine's seed (check and update; in reveal --seed may be a
@@ -78,6 +85,23 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
         ->type_name("UINT")
         ->group(kEngineGroup)
         ->excludes(seed);
+  command
+      .add_option("--streams", e.streams,
+                  "probe streams: a dot or sum target's independent probes are measured on N instances of "
+                  "the target at once, one per thread, the library itself at the case's thread count "
+                  "(default 0: one per core; 1 where the backend cannot run instances side by side, e.g. "
+                  "a BLAS case with more than one thread). The tree is the same")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1024}))
+      ->type_name("N")
+      ->group(kEngineGroup);
+  command
+      .add_option("--max-seconds", e.max_seconds,
+                  "time budget of each reveal in seconds (0: none, the default); past it the case stops and is "
+                  "reported over budget (skipped; failed in strict mode). A suite case's max_seconds applies "
+                  "when smaller")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->type_name("S")
+      ->group(kEngineGroup);
 }
 
 void add_json_flag(CLI::App& command, bool& json, const char* what) {
@@ -135,6 +159,13 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
   command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  command
+      .add_option("--max-estimate", g.max_estimate,
+                  "refuse, before it runs, a case whose reveal is estimated (fewest probes of the model x the "
+                  "measured call time) to take more than S seconds (default 3600; 0: no estimate)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->type_name("S")
+      ->group(kEngineGroup);
 }
 
 // ---- the sub-commands -----------------------------------------------------------------------------

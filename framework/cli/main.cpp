@@ -53,6 +53,9 @@ int report_current_exception(const std::string& command) noexcept {
   } catch (const fprev::RevealFailure& e) {
     std::cerr << prefix << e.diagnostic().to_string() << "\n";
     return cli::kExitFailure;
+  } catch (const fprev::RevealOverBudget& e) {  // reveal --max-seconds
+    std::cerr << prefix << e.what() << "\n";
+    return cli::kExitFailure;
   } catch (const std::bad_alloc&) {
     std::cerr << prefix << "out of memory\n";
     return cli::kExitInternal;

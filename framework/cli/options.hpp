@@ -20,12 +20,15 @@ struct SelectionOptions {
   std::vector<std::string> suites;       // --suite GLOB
   std::vector<std::string> backends;     // --backend GLOB
   std::vector<std::string> cases;        // --case GLOB
+  std::vector<std::string> excluded_labels;  // --exclude-label LABEL: not the cases carrying it
 };
 
 // How the revelation engine runs: check, update and reveal.
 struct EngineOptions {
   std::optional<std::string> algorithm;  // fprev | basic | naive
   std::optional<std::uint64_t> seed;     // --reveal-seed (check/update: also --seed)
+  std::size_t streams = 0;               // --streams N: probe streams per case (0: auto, one per core)
+  double max_seconds = 0.0;              // --max-seconds S: time budget of a reveal / of each case (0: none)
 };
 
 // The pictures of show and diff (dot, svg) and of check --html.
@@ -60,6 +63,7 @@ struct GateOptions {
   bool ctest = false;   // check only
   bool force = false;   // update: write in CI; check: --unreferenced=delete in CI
   bool quiet = false;
+  double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report
   PictureOptions picture;           // ... its pictures

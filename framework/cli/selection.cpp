@@ -1,5 +1,6 @@
 #include "selection.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "exit_status.hpp"
@@ -38,6 +39,16 @@ std::vector<GoldenLocation> obsolete_in_selection(const Selection& s) {
   return selected;
 }
 
+namespace {
+
+bool carries_any(const SuiteCase& c, const std::vector<std::string>& labels) {
+  for (const std::string& label : labels)
+    if (std::find(c.labels.begin(), c.labels.end(), label) != c.labels.end()) return true;
+  return false;
+}
+
+}  // namespace
+
 Selection select_cases(const SelectionOptions& options) {
   Selection s;
   for (const auto& path : options.suite_paths) s.suite_paths.emplace_back(path);
@@ -59,6 +70,7 @@ Selection select_cases(const SelectionOptions& options) {
     for (const SuiteCase& c : suite.cases) {
       if (!matches_any(options.backends, c.backend_instance)) continue;
       if (!matches_any(options.cases, c.id)) continue;
+      if (carries_any(c, options.excluded_labels)) continue;
       s.cases.push_back({&suite, &c});
     }
   }

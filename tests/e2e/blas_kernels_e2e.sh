@@ -68,7 +68,7 @@ counts() { tail -n1 "$1" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+
 AVX2=$DATA/cpuinfo-amd-epyc-zen3-avx2.txt
 FPREV_BLAS_CPUINFO=$AVX2 "$FG" check --no-pending --suite blas-cpu --backend '*skylakex' >"$work/skx" 2>&1
 read -r _ _ skylakex < <(counts "$work/skx")
-FPREV_BLAS_CPUINFO=$AVX2 "$FG" check --no-pending --suite blas-cpu >"$work/avx2" 2>&1
+FPREV_BLAS_CPUINFO=$AVX2 "$FG" check --no-pending --suite blas-cpu --exclude-label long >"$work/avx2" 2>&1
 status=$?
 read -r passed failed skipped < <(counts "$work/avx2")
 named=$(grep -c "^SKIPPED reproducibility/blas-cpu/openblas[-a-z0-9]*-skylakex/.*this CPU cannot run the SkylakeX kernels: it lacks avx512f" "$work/avx2")
@@ -79,7 +79,7 @@ named=$(grep -c "^SKIPPED reproducibility/blas-cpu/openblas[-a-z0-9]*-skylakex/.
 [ "$failed" = 0 ] && [ "${passed:-0}" -gt 0 ] && ok "every other case ran: $passed passed" ||
   { bad "summary"; tail -n1 "$work/avx2"; }
 if has_flag avx512f; then
-  FPREV_BLAS_CPUINFO=$DATA/cpuinfo-amd-epyc-zen4.txt "$FG" check --no-pending --suite blas-cpu >"$work/epyc" 2>&1
+  FPREV_BLAS_CPUINFO=$DATA/cpuinfo-amd-epyc-zen4.txt "$FG" check --no-pending --suite blas-cpu --exclude-label long >"$work/epyc" 2>&1
   total=$((passed + skipped))
   grep -qF "$total passed, 0 failed, 0 skipped" "$work/epyc" &&
     ok "a simulated AMD EPYC Zen 4 runs all $total cases against the same goldens" ||
@@ -87,7 +87,7 @@ if has_flag avx512f; then
 fi
 
 # ---- 3. an unloadable library is an error, never a skip -------------------------------------
-FPREV_BLAS_LIBRARY=/nonexistent/libopenblas.so.0 "$FG" check --no-pending --suite blas-cpu >"$work/nope" 2>&1
+FPREV_BLAS_LIBRARY=/nonexistent/libopenblas.so.0 "$FG" check --no-pending --suite blas-cpu --exclude-label long >"$work/nope" 2>&1
 status=$?
 [ "$status" -ne 0 ] && ok "check fails (exit $status)" || bad "check passed with an unloadable library"
 grep -qF "BLAS library '/nonexistent/libopenblas.so.0' not found: no such file" "$work/nope" &&

@@ -11,7 +11,8 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 cd "$ROOT"
 
-FPREV_BLAS_LIBRARY=$LIB "$FG" check --no-pending --suite blas-cpu >"$out" 2>&1
+# The long cases (ddot 10^6: tens of minutes) are left out, as ctest -LE long does.
+FPREV_BLAS_LIBRARY=$LIB "$FG" check --no-pending --suite blas-cpu --exclude-label long >"$out" 2>&1
 status=$?
 if [[ $LIB != /* ]] && grep -q "FPREV_BLAS_LIBRARY: BLAS library '$LIB' not found" "$out"; then
   echo "SKIP: $LIB is not installed"; exit 77

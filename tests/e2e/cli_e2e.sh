@@ -72,8 +72,8 @@ YAML
 # --- help and version -----------------------------------------------------------------------------
 declare -A OPTIONS=(
   [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
-  [check]="--suites --golden --suite --backend --case --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force"
-  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending"
+  [check]="--suites --golden --suite --backend --case --exclude-label --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate"
+  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending --streams --max-seconds --max-estimate"
   [review]="--golden --pending-dir --suite --backend --case --platform --max-nodes --force"
   [accept]="--golden --pending-dir --suite --backend --case --platform --json --force"
   [reject]="--golden --pending-dir --suite --backend --case --platform --json"
@@ -129,6 +129,9 @@ FPREV_GOLDEN_DIR=no/such/golden run 2 "check with FPREV_GOLDEN_DIR that does not
 expect_in "(named with FPREV_GOLDEN_DIR)" out.txt "the variable that named it is said"
 run 2 "check --seed x" -- "$FG" check --seed x
 expect_in "--seed" out.txt "the badly typed option is named"
+run 2 "check --streams -1" -- "$FG" check --streams -1
+run 2 "check --max-seconds ten" -- "$FG" check --max-seconds ten
+expect_in "--max-seconds" out.txt "a badly typed budget is named"
 run 2 "update --reveal-seed -1" -- "$FG" update --reveal-seed -1
 expect_in "--reveal-seed" out.txt "a negative seed is rejected by name"
 run 2 "check --algorithm clever" -- "$FG" check --algorithm clever
@@ -204,6 +207,13 @@ json_ok list 0 "list --json" cases/0/suite=small cases/3/test=reproducibility/sm
 json_ok check 0 "check --json, all passing" counts/passed=4 counts/failed=0 strict=false \
   cases/0/status=passed cases/0/outcome=passed cases/0/revealed/sexpr='(((0 1) 2) 3)' \
   cases/0/golden/metadata/suite=small cases/0/accept_command=null cases/0/stats/probes=@number -- check --json
+# A time budget no reveal can keep: every case stops over budget, skipped (failed in strict mode).
+json_ok check 0 "check --json, over the time budget" counts/skipped=4 counts/passed=0 cases/0/status=over_budget \
+  cases/0/outcome=skipped cases/0/message=@nonempty -- check --json --max-seconds 0.000001
+json_ok check 1 "check --json --strict, over the time budget" counts/failed=4 cases/0/status=over_budget \
+  cases/0/outcome=failed -- check --json --strict --max-seconds 0.000001
+json_ok check 0 "check --json with two probe streams" counts/passed=4 cases/3/stats/streams=@number \
+  -- check --json --streams 2
 json_ok update 0 "update --json" command=update counts/unchanged=4 cases/0/status=unchanged -- update --json
 sed -i -e 's/^n0\.2 = (0 1)$/n0.2 = (0 2)/' -e 's/^n2\.2 = (2 3)$/n1.2 = (1 3)/' \
        -e 's/^n0\.4 = (n0\.2 n2\.2)$/n0.4 = (n0.2 n1.2)/' -e 's/^sexpr: ((0 1) (2 3))$/sexpr: ((0 2) (1 3))/' \

@@ -112,6 +112,14 @@ class BlasInstance final : public BackendInstance {
     return blas::make_target(library_, threads_, c, std::move(description));
   }
 
+  // The thread count is process-global (openblas_set_num_threads, bli_thread_set_num_threads) and
+  // set before every call; at one thread every instance sets the same value, so nothing changes
+  // under a concurrent call, and the kernels run on the calling thread. With more threads the
+  // library's own thread pool would be shared by concurrent callers: one target at a time.
+  std::size_t concurrent_targets(const Params& /*params*/) const override {
+    return threads_ == 1 ? kUnboundedTargets : 1;
+  }
+
  private:
   BlasCase checked_case(const Params& params) const {
     const BlasCase c = parse_case(params);

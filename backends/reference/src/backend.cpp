@@ -83,6 +83,8 @@ class ReferenceInstance final : public BackendInstance {
   std::unique_ptr<Target> make_target(const Params& case_params) const override {
     return reference::make_reference_target(spec_from_params(case_params));
   }
+  // Plain C++ kernels without shared state.
+  std::size_t concurrent_targets(const Params& /*case_params*/) const override { return kUnboundedTargets; }
 };
 
 class ReferenceBackend final : public Backend {

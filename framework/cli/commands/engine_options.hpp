@@ -11,6 +11,7 @@ inline void apply_engine_options(const EngineOptions& engine, RevealOptions& rev
   if (engine.algorithm)
     if (const auto algorithm = parse_algorithm(*engine.algorithm)) reveal.algorithm = *algorithm;
   if (engine.seed) reveal.seed = *engine.seed;
+  reveal.max_seconds = engine.max_seconds;
 }
 
 }  // namespace fprev::cli

@@ -103,10 +103,14 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.strict = strict;
   runner_options.tool_version = kToolVersion;
   apply_engine_options(options.engine, runner_options.reveal);
+  runner_options.streams = options.engine.streams;
+  runner_options.max_seconds = options.engine.max_seconds;
+  runner_options.max_estimated_seconds = options.max_estimate;
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);
+  const auto reporter = make_reporters(options);
+  runner_options.reveal.on_progress = [&reporter](const Progress& p) { reporter->case_progress(p); };
   Runner runner(builtin_backends(), runner_options);
   const AcceptCommand accept = accept_command_for(options, selection);
-  const auto reporter = make_reporters(options);
 
   reporter->run_started({update ? "update" : "check", strict, selection.cases.size()});
   std::vector<CaseResult> results;

@@ -43,9 +43,14 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
               << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << " --ctest"
               << (strict ? " --strict" : "") << ")\n";
-    std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
-              << bracket("reproducibility;" + sc.suite->name + ";" + sc.c->backend_instance)
-              << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << environment
+    std::string labels = "reproducibility;" + sc.suite->name + ";" + sc.c->backend_instance;
+    for (const std::string& label : sc.c->labels) labels += ";" + label;
+    // A case with a time budget stops itself and says so; CTest's own timeout only backs it up.
+    std::string timeout;
+    if (sc.c->max_seconds)
+      timeout = " TIMEOUT " + std::to_string(static_cast<long>(*sc.c->max_seconds * 1.25) + 120);
+    std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(labels)
+              << timeout << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << environment
               << ")\n";
   }
 }

@@ -8,6 +8,7 @@
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
 #include "engine_options.hpp"
+#include "fprev/probe_streams.hpp"
 #include "fprev/fingerprint.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/order_map.hpp"
@@ -57,7 +58,9 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
   out << std::fixed << std::setprecision(6);
   out << "time:          " << s.target_seconds << " s inside the target of " << s.total_seconds
       << " s (" << std::setprecision(1)
-      << (s.total_seconds > 0 ? 100.0 * s.target_seconds / s.total_seconds : 100.0) << "%)\n";
+      << (s.total_seconds > 0 ? 100.0 * s.target_seconds / s.total_seconds : 100.0) << "%";
+  if (s.streams > 1) out << ", added up over " << s.streams << " probe streams";
+  out << ")\n";
   out << "verified:      " << s.verified_probes << " l(i,j) predictions, " << s.simulated_inputs
       << " random inputs reproduced bitwise\n";
   if (info.is_grid())
@@ -116,6 +119,7 @@ int run_reveal(const RevealCommandOptions& options) {
   // BackendUnavailable, TargetError and RevealFailure end in main's handler (exit status 1).
   const OpenedTarget opened = open_target(*backend, arguments);
   const auto target = opened.instance->make_target(opened.case_params);
+  use_probe_streams(reveal_options, options.engine.streams, *opened.instance, opened.case_params);
   try {
     const RevealResult result = reveal(*target, reveal_options);
     if (format == "json") {

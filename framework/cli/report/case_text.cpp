@@ -21,6 +21,7 @@ constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
 constexpr const char* kUnavailableInStrictMode = "the backend cannot run here and strict mode is on";
+constexpr const char* kOverBudgetInStrictMode = "the case ran past its time budget and strict mode is on";
 
 // The tree is the golden's but the fingerprint is not.
 bool fingerprint_changed(const CaseResult& r) {
@@ -61,6 +62,7 @@ std::string detail_of(const CaseResult& r) {
       return "no golden for platform " + r.platform_key;
     case CaseStatus::unavailable:
     case CaseStatus::broken_golden:
+    case CaseStatus::over_budget:
       return r.message.substr(0, r.message.find('\n'));
   }
   return "";
@@ -153,6 +155,7 @@ std::string failure_reason(const CaseResult& r, bool strict) {
     case CaseStatus::broken_golden: return kGoldenUnreadable;
     case CaseStatus::missing_golden: return kMissingInStrictMode;
     case CaseStatus::unavailable: return kUnavailableInStrictMode;
+    case CaseStatus::over_budget: return kOverBudgetInStrictMode;
     default: return std::string(to_string(r.status));
   }
 }
@@ -160,7 +163,7 @@ std::string failure_reason(const CaseResult& r, bool strict) {
 std::vector<std::string> all_failure_reasons() {
   std::vector<std::string> reasons = {kTreeChanged,      kMapChanged,       kFindingChanged,
                                       kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode,
-                                      kUnavailableInStrictMode};
+                                      kUnavailableInStrictMode, kOverBudgetInStrictMode};
   // Every finding by name, then the bare phrase, which also covers findings added later.
   for (int f = 0; f <= static_cast<int>(Finding::ranks_disagree); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
@@ -215,6 +218,11 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
     case CaseStatus::unavailable:
       out << (strict ? "FAILED " + name + ": " + reason + ": " : "SKIPPED " + name + ": backend unavailable here: ")
           << r.message << "\n";
+      break;
+    case CaseStatus::over_budget:
+      out << (strict ? "FAILED " + name + ": " + reason + ": " : "OVER BUDGET " + name + ": ") << r.message
+          << "\n  nothing was compared; give it more time with --max-seconds or the case's max_seconds, or run it "
+             "where it is faster (more cores: --streams)\n";
       break;
     case CaseStatus::changed:
       out << "CHANGED " << name << " (" << r.golden_path.string() << ")\n";

@@ -193,6 +193,7 @@ Json stats_to_json(const RevealStats& stats) {
   json["fused_node_tests"] = stats.fused_node_tests;
   json["confirmed"] = stats.confirmed;
   json["confirm_probes"] = stats.confirm_probes;
+  json["streams"] = stats.streams;
   return json;
 }
 

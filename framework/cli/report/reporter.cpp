@@ -10,6 +10,10 @@ void ReporterList::case_started(std::size_t index, const std::string& test_name)
   for (auto& r : reporters_) r->case_started(index, test_name);
 }
 
+void ReporterList::case_progress(const Progress& progress) {
+  for (auto& r : reporters_) r->case_progress(progress);
+}
+
 void ReporterList::case_finished(const CaseResult& result, const std::string& accept_command) {
   for (auto& r : reporters_) r->case_finished(result, accept_command);
 }

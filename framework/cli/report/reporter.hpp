@@ -37,6 +37,8 @@ class Reporter {
   virtual void run_started(const RunInfo& /*info*/) {}
   // Before case `index` (0-based) runs; `test_name` is reproducibility/<suite>/<backend>/<case>.
   virtual void case_started(std::size_t /*index*/, const std::string& /*test_name*/) {}
+  // Now and then while the running case reveals (probes done, the model's expectation).
+  virtual void case_progress(const Progress& /*progress*/) {}
   // `accept_command` accepts or creates the case's golden ("" when the case needs none).
   virtual void case_finished(const CaseResult& result, const std::string& accept_command) = 0;
   virtual void run_finished(const RunSummary& summary) = 0;
@@ -48,6 +50,7 @@ class ReporterList final : public Reporter {
   void add(std::unique_ptr<Reporter> reporter) { reporters_.push_back(std::move(reporter)); }
   void run_started(const RunInfo& info) override;
   void case_started(std::size_t index, const std::string& test_name) override;
+  void case_progress(const Progress& progress) override;
   void case_finished(const CaseResult& result, const std::string& accept_command) override;
   void run_finished(const RunSummary& summary) override;
 

@@ -1,6 +1,7 @@
 // The report for people: what needs attention as it happens, then a table and the counts.
 #include <algorithm>
 
+#include "progress_text.hpp"
 #include "reporter.hpp"
 
 namespace fprev::cli {
@@ -18,8 +19,13 @@ class TextReporter final : public Reporter {
 
   // The running case on one terminal line, overwritten in place and cleared when it finishes.
   void case_started(std::size_t index, const std::string& test_name) override {
-    if (progress_)
-      progress_out_ << "\r\033[K[" << index + 1 << "/" << total_ << "] " << test_name << std::flush;
+    running_ = "[" + std::to_string(index + 1) + "/" + std::to_string(total_) + "] " + test_name;
+    if (progress_) progress_out_ << "\r\033[K" << running_ << std::flush;
+  }
+
+  // A long case shows its probes and an estimate of the time left on the same line.
+  void case_progress(const Progress& p) override {
+    if (progress_ && p.seconds >= 1.0) progress_out_ << "\r\033[K" << running_ << "  " << progress_text(p) << std::flush;
   }
 
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
@@ -46,6 +52,7 @@ class TextReporter final : public Reporter {
   bool progress_;
   bool strict_ = false;
   std::size_t total_ = 0;
+  std::string running_;  // the running case's progress prefix
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 // values, before anything runs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -134,6 +135,13 @@ class BackendInstance {
   // lacks). Throws ConfigError.
   virtual void validate_case(const Params& case_params) const = 0;
   virtual std::unique_ptr<Target> make_target(const Params& case_params) const = 0;
+  // How many targets of a case may evaluate at the same time, each on its own thread with its own
+  // buffers (probe streams, RevealOptions::streams), at the case's own settings. 1, the default:
+  // only one, because the library keeps process-global state that concurrent calls would race on
+  // or change under each other (a thread count set per call, a device context, MPI launchers).
+  // kUnboundedTargets: as many as there are cores.
+  virtual std::size_t concurrent_targets(const Params& /*case_params*/) const { return 1; }
+  static constexpr std::size_t kUnboundedTargets = static_cast<std::size_t>(-1);
 };
 
 class Backend {

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -103,12 +104,34 @@ struct RevealStats {
   // reveal; and the probes that proof set took (also when it failed and a reveal followed).
   bool confirmed = false;
   std::size_t confirm_probes = 0;
+  // Probe streams that measured probes concurrently (1: all on the caller's target). With several,
+  // target_seconds adds up the time inside every stream's target, so it can exceed total_seconds.
+  std::size_t streams = 1;
 };
 
 struct Progress {
   std::size_t probes_done = 0;
   std::size_t leaves_placed = 0;
   std::size_t leaves_total = 0;
+  double seconds = 0.0;  // since the reveal started
+  // The cost model's expected probes for the whole reveal (fprev/cost_estimate.hpp): an ETA is
+  // seconds * (probes_expected - probes_done) / probes_done, a guess that the model bounds.
+  std::size_t probes_expected = 0;
+};
+
+// Thrown when a reveal runs past RevealOptions::max_seconds: not a finding about the target (its
+// order is unknown, not wrong), so the gate reports it as a case over its time budget.
+class RevealOverBudget : public std::runtime_error {
+ public:
+  RevealOverBudget(double budget_seconds, double seconds, std::size_t probes);
+  double budget_seconds() const { return budget_seconds_; }
+  double seconds() const { return seconds_; }
+  std::size_t probes() const { return probes_; }
+
+ private:
+  double budget_seconds_;
+  double seconds_;
+  std::size_t probes_;
 };
 
 // How FPRev picks the leaf i whose l(i,j) it measures in each sub-problem. Alg. 4 takes the
@@ -129,6 +152,18 @@ struct RevealOptions {
   std::size_t verify_probes = 64;     // random l(i,j) checked against the finished tree (0: off)
   std::size_t verify_inputs = 8;      // random inputs reproduced by simulation (binary trees)
   std::function<void(const Progress&)> on_progress;  // called now and then; may be empty
+  // Probe streams: independent probes of a single-output target (every l(i,j) of a wave) are
+  // measured on `streams` targets at once, each on its own thread with its own buffers: the
+  // caller's target and streams - 1 more made by `make_worker` when the first large wave comes.
+  // The tree, the probes and the target calls are those of a serial reveal. Only for targets whose
+  // instances may run concurrently (the library keeps no process-global state that one call
+  // changes under another); 1 or an empty factory: serial. Grid targets are always serial (one
+  // call already carries a probe per row).
+  std::size_t streams = 1;
+  std::function<std::unique_ptr<Target>()> make_worker;
+  // Time budget of one reveal() or verify() in seconds (0: none). Checked between target calls;
+  // past it the engine throws RevealOverBudget.
+  double max_seconds = 0.0;
 };
 
 struct RevealResult {

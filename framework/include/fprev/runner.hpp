@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fprev/backend.hpp"
+#include "fprev/cost_estimate.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/pending.hpp"
 #include "fprev/reveal.hpp"
@@ -29,6 +30,8 @@ enum class CaseStatus : std::uint8_t {
   missing_golden,  // no baseline for this platform, the reveal succeeded (skip; a failure in strict mode)
   unavailable,     // the backend cannot run here (skip)
   broken_golden,   // the golden file does not parse (never overwritten by check)
+  over_budget,     // the reveal ran past the case's time budget, or its cost estimate was refused
+                   // before it ran (skip; a failure in strict mode); nothing was compared
   created,         // update: a new golden was written
   changed,         // update: the golden was replaced by a different result
   unchanged,       // update: the golden already holds this result (file untouched)
@@ -67,6 +70,9 @@ struct CaseResult {
   // Platform keys under which this case has goldens, when it has none for this platform (check).
   std::vector<std::string> other_platforms;
   RevealStats stats;
+  // What the reveal was estimated to cost before it ran (absent when it did not get that far).
+  std::optional<CostEstimate> estimate;
+  double budget_seconds = 0.0;  // the case's time budget (0: none)
   double seconds = 0.0;
   // With pending results on (RunnerOptions::pending): where check kept what it revealed for review
   // (a case that needs accepting; fprev/pending.hpp), or why it could not be kept or removed.
@@ -84,6 +90,15 @@ struct RunnerOptions {
   std::filesystem::path golden_root = "golden";
   bool strict = false;  // missing goldens fail instead of skipping
   RevealOptions reveal;
+  // Probe streams per case (0: one per core), at most what the backend allows for the case
+  // (BackendInstance::concurrent_targets); RevealOptions::streams and make_worker are set per case.
+  std::size_t streams = 0;
+  // Time budget of every case in seconds (0: none); a case's own max_seconds (suite key) applies
+  // when smaller. Past it the case stops with the status over_budget.
+  double max_seconds = 0.0;
+  // A case whose cost estimate, even at the model's fewest probes, exceeds this many seconds is
+  // refused before it runs (over_budget, the estimate in the message). 0: no estimate is made.
+  double max_estimated_seconds = 3600.0;
   std::string tool_version;
   // Where check keeps the revealed result of a case that needs accepting (and removes it once the
   // case passes, or update wrote its golden); none kept when absent.
@@ -115,6 +130,11 @@ class Runner {
                       bool confirm_golden = false);
   // Fills the result's identity and golden path from the opened instance; false when it is not open.
   bool locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  // The case's time budget: the smaller of RunnerOptions::max_seconds and its own (0: none).
+  double budget_of(const SuiteCase& c) const;
+  // Estimates the reveal's cost (result.estimate); false, with the status over_budget, when even
+  // its fewest probes exceed max_estimated_seconds or the case's budget.
+  bool within_estimate(Target& target, const RevealOptions& options, CaseResult& result);
   // Keeps the pending result of a case that ran (Outcome revealed or finding) in step with its
   // status: written when it needs accepting, removed when it passes or update wrote its golden.
   void sync_pending(CaseResult& result, bool keep);

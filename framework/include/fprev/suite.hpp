@@ -23,6 +23,9 @@
 //       backends: [a, b]          # optional: only these instances (default: every instance); a
 //                                 # declaration's name stands for all its expanded instances
 //       id: <template>            # optional: the case id, with {param} placeholders
+//       max_seconds: 600          # optional: the time budget of each case (a number in (0, 86400]);
+//                                 # past it the case stops, reported as over budget
+//       labels: [long]            # optional: extra CTest labels of the cases' tests (plain names)
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key
 // varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
@@ -57,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -71,6 +75,7 @@ inline constexpr std::size_t kMaxSuiteBytes = std::size_t{1} << 20;  // UTF-8 wi
 inline constexpr std::size_t kMaxSuiteYamlNesting = 10;  // lists and maps inside each other
 inline constexpr std::uint64_t kMaxSuiteYamlNodes = 200000;  // values; an alias counts as a copy
 inline constexpr std::uint64_t kMaxSuiteCases = 10000;       // expanded cases of one file
+inline constexpr double kMaxCaseSeconds = 86400;  // the largest max_seconds a case may ask for
 inline constexpr std::size_t kMaxReportedSuiteErrors = 50;   // per file, then "N more errors"
 
 // One problem found in a suite file. The position's line and column are 1-based; line 0 means the
@@ -99,6 +104,10 @@ struct SuiteCase {
   std::string file;              // where the case entry is written
   int line = 0;
   int column = 0;
+  // The entry's time budget (key max_seconds): the case stops past it, reported as over budget.
+  std::optional<double> max_seconds;
+  // Extra CTest labels of the case's test (key labels), e.g. long: left out of the default gate.
+  std::vector<std::string> labels;
 };
 
 struct Suite {

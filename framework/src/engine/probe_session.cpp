@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <sstream>
+
+#include "fprev/cost_estimate.hpp"
 
 namespace fprev::detail {
 namespace {
@@ -43,9 +46,29 @@ void fail(Finding finding, std::string message, std::string probe, std::optional
 
 ProbeSession::ProbeSession(Target& target, const MaskScheme& scheme, const RevealOptions& options,
                            RevealStats& stats)
-    : target_(target), info_(target.info()), scheme_(scheme), options_(options), stats_(stats) {
+    : target_(target),
+      info_(target.info()),
+      scheme_(scheme),
+      options_(options),
+      stats_(stats),
+      start_(Clock::now()),
+      last_progress_(start_) {
   all_active_.id = Background::next_id();
   all_active_.all_active = true;
+  probes_expected_ = model_probe_count(info_.n, options_.algorithm).expected;
+  streams_.resize(1);
+  streams_[0].target = &target_;
+  streams_[0].stats = &stats_;
+}
+
+// The pool's threads are joined before the workers' targets go.
+ProbeSession::~ProbeSession() { pool_.reset(); }
+
+void ProbeSession::check_budget() const {
+  if (options_.max_seconds <= 0.0) return;
+  const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  if (seconds > options_.max_seconds)
+    throw RevealOverBudget(options_.max_seconds, seconds, wave_base_ + probes_measured_.load());
 }
 
 Background ProbeSession::restricted(std::vector<std::uint32_t> active) {
@@ -108,11 +131,11 @@ Measurement ProbeSession::decode(const ProbeRequest& request, double output,
   fail(Finding::inconsistent_structure, "unreachable decode status", probe(), output);
 }
 
-void ProbeSession::call_target(const ProbeBatch& batch, std::span<double> outputs,
+void ProbeSession::call_target(Stream& stream, const ProbeBatch& batch, std::span<double> outputs,
                                const ProbeRequest& first) {
   const auto start = Clock::now();
   try {
-    target_.evaluate(batch, outputs);
+    stream.target->evaluate(batch, outputs);
   } catch (const BatchInconsistent& e) {
     fail(Finding::batch_inconsistent, e.what(),
          describe_probe(first.plus, first.minus, first.active_count), std::nullopt,
@@ -127,32 +150,101 @@ void ProbeSession::call_target(const ProbeBatch& batch, std::span<double> output
     fail(Finding::target_error, std::string("the target failed: ") + e.what(),
          describe_probe(first.plus, first.minus, first.active_count));
   }
-  stats_.target_seconds += std::chrono::duration<double>(Clock::now() - start).count();
-  ++stats_.target_calls;
-  stats_.probes += batch.probes.size();
+  RevealStats& stats = *stream.stats;
+  stats.target_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  ++stats.target_calls;
+  stats.probes += batch.probes.size();
 }
 
-void ProbeSession::measure(std::span<const ProbeRequest> requests, std::span<Measurement> out) {
+void ProbeSession::measure_on(Stream& stream, std::span<const ProbeRequest> requests,
+                              std::span<Measurement> out) {
   const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
   ProbeBatch probe_batch;
   probe_batch.values = &scheme_.values;
   for (std::size_t begin = 0; begin < requests.size(); begin += batch) {
     const std::size_t end = std::min(requests.size(), begin + batch);
-    probes_.clear();
-    backgrounds_.clear();
+    stream.probes.clear();
+    stream.backgrounds.clear();
     for (std::size_t r = begin; r < end; ++r) {
       const ProbeRequest& request = requests[r];
-      if (backgrounds_.empty() || backgrounds_.back() != request.background)
-        backgrounds_.push_back(request.background);
-      probes_.push_back({request.plus, request.minus,
-                         static_cast<std::uint32_t>(backgrounds_.size() - 1)});
+      if (stream.backgrounds.empty() || stream.backgrounds.back() != request.background)
+        stream.backgrounds.push_back(request.background);
+      stream.probes.push_back({request.plus, request.minus,
+                               static_cast<std::uint32_t>(stream.backgrounds.size() - 1)});
     }
-    outputs_.assign(probes_.size(), 0.0);
-    probe_batch.backgrounds = backgrounds_;
-    probe_batch.probes = probes_;
-    call_target(probe_batch, outputs_, requests[begin]);
-    for (std::size_t r = begin; r < end; ++r) out[r] = decode(requests[r], outputs_[r - begin]);
+    stream.outputs.assign(stream.probes.size(), 0.0);
+    probe_batch.backgrounds = stream.backgrounds;
+    probe_batch.probes = stream.probes;
+    call_target(stream, probe_batch, stream.outputs, requests[begin]);
+    for (std::size_t r = begin; r < end; ++r) out[r] = decode(requests[r], stream.outputs[r - begin]);
+    probes_measured_.fetch_add(end - begin, std::memory_order_relaxed);
+    check_budget();
+    if (&stream == &streams_[0]) maybe_report_progress();
   }
+}
+
+// Splitting pays when every stream gets many calls: a dispatch costs microseconds, a dot call of a
+// few thousand summands about as much.
+std::size_t ProbeSession::streams_for(std::size_t requests) const {
+  constexpr std::size_t kMinCallsPerStream = 32;
+  if (options_.streams <= 1 || !options_.make_worker || info_.is_grid()) return 1;
+  const std::size_t calls = (requests + std::max<std::size_t>(1, info_.max_batch) - 1) /
+                            std::max<std::size_t>(1, info_.max_batch);
+  return std::max<std::size_t>(1, std::min(options_.streams, calls / kMinCallsPerStream));
+}
+
+// The workers' targets are made here, on the caller's thread (a backend's make_target need not be
+// thread-safe), and only once a wave is large enough to use them.
+void ProbeSession::start_streams() {
+  if (pool_) return;
+  const std::size_t workers = options_.streams - 1;
+  for (std::size_t w = 0; w < workers; ++w) {
+    Stream stream;
+    try {
+      stream.owned = options_.make_worker();
+    } catch (const TargetError& e) {
+      fail(Finding::target_error, std::string("a probe stream's target could not be made: ") + e.what());
+    }
+    if (!stream.owned || stream.owned->info().n != info_.n ||
+        stream.owned->info().max_batch != info_.max_batch)
+      fail(Finding::target_error,
+           "a probe stream's target is not another instance of the target (other n or batch)");
+    stream.target = stream.owned.get();
+    streams_.push_back(std::move(stream));
+  }
+  for (std::size_t k = 1; k < streams_.size(); ++k) streams_[k].stats = &streams_[k].own_stats;
+  pool_ = std::make_unique<StreamPool>(workers);
+}
+
+void ProbeSession::measure(std::span<const ProbeRequest> requests, std::span<Measurement> out) {
+  wave_base_ = stats_.probes;
+  probes_measured_.store(0);
+  const std::size_t count = streams_for(requests.size());
+  if (count <= 1) {
+    measure_on(streams_[0], requests, out);
+  } else {
+    start_streams();
+    // Contiguous runs of whole batches: the calls are exactly the serial loop's.
+    const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
+    const std::size_t calls = (requests.size() + batch - 1) / batch;
+    std::vector<std::size_t> first(count + 1);
+    for (std::size_t k = 0; k <= count; ++k)
+      first[k] = std::min(requests.size(), (calls * k / count) * batch);
+    for (std::size_t k = 1; k < count; ++k) streams_[k].own_stats = {};
+    const std::function<void(std::size_t)> job = [&](std::size_t k) {
+      const std::size_t length = first[k + 1] - first[k];
+      measure_on(streams_[k], requests.subspan(first[k], length), out.subspan(first[k], length));
+    };
+    try {
+      pool_->run(count, job);
+    } catch (...) {
+      merge_stream_stats(count);
+      throw;
+    }
+    merge_stream_stats(count);
+    stats_.streams = std::max(stats_.streams, count);
+  }
+  probes_measured_.store(0);
 }
 
 void ProbeSession::measure_grid(Placement placement, std::span<const ProbeRequest> lines,
@@ -176,7 +268,9 @@ void ProbeSession::measure_grid(Placement placement, std::span<const ProbeReques
   batch.probes = probes_;
   batch.placement = placement;
   outputs_.assign(rows * columns, 0.0);
-  call_target(batch, outputs_, lines.front());
+  wave_base_ = stats_.probes;
+  call_target(streams_[0], batch, outputs_, lines.front());
+  check_budget();
   out.assign(rows * columns, Measurement{0, true});
   // Decode every element of the used lines; equal raw outputs on one line share a decode (the
   // validation is a function of the raw value and the line's request).
@@ -250,12 +344,42 @@ void ProbeSession::call_values(const ValueBatch& values, std::span<double> outpu
   stats_.value_inputs += values.rows;
 }
 
+void ProbeSession::merge_stream_stats(std::size_t count) {
+  for (std::size_t k = 1; k < count; ++k) {
+    const RevealStats& s = streams_[k].own_stats;
+    stats_.target_seconds += s.target_seconds;
+    stats_.target_calls += s.target_calls;
+    stats_.probes += s.probes;
+    streams_[k].own_stats = {};
+  }
+}
+
 void ProbeSession::report_progress(std::size_t leaves_placed) {
+  leaves_placed_ = leaves_placed;
   if (!options_.on_progress) return;
   Progress p;
   p.probes_done = stats_.probes;
   p.leaves_placed = leaves_placed;
   p.leaves_total = info_.n;
+  p.probes_expected = probes_expected_;
+  p.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  last_progress_ = Clock::now();
+  options_.on_progress(p);
+}
+
+// Within a long wave (a million probes of one pivot), progress every quarter second: stream 0's
+// probes plus what the other streams have measured so far.
+void ProbeSession::maybe_report_progress() {
+  if (!options_.on_progress) return;
+  const auto now = Clock::now();
+  if (now - last_progress_ < std::chrono::milliseconds(250)) return;
+  last_progress_ = now;
+  Progress p;
+  p.probes_done = wave_base_ + probes_measured_.load(std::memory_order_relaxed);
+  p.leaves_placed = leaves_placed_;
+  p.leaves_total = info_.n;
+  p.probes_expected = probes_expected_;
+  p.seconds = std::chrono::duration<double>(now - start_).count();
   options_.on_progress(p);
 }
 

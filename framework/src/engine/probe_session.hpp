@@ -1,8 +1,16 @@
 // The engine's only door to a target: batches probes up to the target's max_batch (single-output
 // targets) or places them on the rows or columns of a grid target, times every call, decodes and
 // validates every output. Algorithms above it deal in l(i,j) values, never raw floats.
+//
+// Probe streams (RevealOptions::streams): a large set of requests on a single-output target is
+// split into contiguous runs of whole batches, one per stream, each measured on its own target
+// instance and buffers on its own thread. Each request's measurement depends only on the request,
+// and the split keeps batch boundaries, so the measurements, probes and target calls are those of
+// the serial loop; a failure rethrown is the one of the earliest failing request.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,6 +21,7 @@
 #include "fprev/mask_scheme.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/target.hpp"
+#include "stream_pool.hpp"
 
 namespace fprev::detail {
 
@@ -35,6 +44,9 @@ class ProbeSession {
  public:
   ProbeSession(Target& target, const MaskScheme& scheme, const RevealOptions& options,
                RevealStats& stats);
+  ~ProbeSession();
+  ProbeSession(const ProbeSession&) = delete;
+  ProbeSession& operator=(const ProbeSession&) = delete;
 
   const TargetInfo& info() const { return info_; }
   const MaskScheme& scheme() const { return scheme_; }
@@ -68,15 +80,37 @@ class ProbeSession {
   }
 
   void report_progress(std::size_t leaves_placed);
+  // Throws RevealOverBudget once RevealOptions::max_seconds have passed since the session began.
+  void check_budget() const;
 
  private:
   struct GridElement {
     std::size_t row, column;
   };
+  // A target with its own buffers and counters: the caller's (stream 0, counting into the
+  // session's stats) or a worker's.
+  struct Stream {
+    Target* target = nullptr;
+    std::unique_ptr<Target> owned;  // workers: made by RevealOptions::make_worker
+    RevealStats* stats = nullptr;
+    RevealStats own_stats;
+    std::vector<Probe> probes;
+    std::vector<const Background*> backgrounds;
+    std::vector<double> outputs;
+  };
+
   Measurement decode(const ProbeRequest& request, double output,
                      const GridElement* element = nullptr) const;
-  void call_target(const ProbeBatch& batch, std::span<double> outputs, const ProbeRequest& first);
+  void call_target(Stream& stream, const ProbeBatch& batch, std::span<double> outputs,
+                   const ProbeRequest& first);
   void call_values(const ValueBatch& values, std::span<double> outputs);
+  // Measures requests in batches on one stream; stream 0 also reports progress.
+  void measure_on(Stream& stream, std::span<const ProbeRequest> requests, std::span<Measurement> out);
+  // How many streams a set of `requests` probes is worth splitting over (1: serial).
+  std::size_t streams_for(std::size_t requests) const;
+  void start_streams();
+  void merge_stream_stats(std::size_t count);
+  void maybe_report_progress();
 
   Target& target_;
   TargetInfo info_;
@@ -84,7 +118,15 @@ class ProbeSession {
   const RevealOptions& options_;
   RevealStats& stats_;
   Background all_active_;
-  // reusable buffers
+  std::chrono::steady_clock::time_point start_;
+  std::vector<Stream> streams_;  // [0]: the caller's target; workers made on the first large wave
+  std::unique_ptr<StreamPool> pool_;
+  std::atomic<std::size_t> probes_measured_{0};  // by every stream, for progress within a wave
+  std::chrono::steady_clock::time_point last_progress_;
+  std::size_t leaves_placed_ = 0;
+  std::size_t wave_base_ = 0;
+  std::size_t probes_expected_ = 0;  // the cost model's, for progress  // probes counted in stats_ before the current measure()
+  // reusable buffers (grid calls, on the caller's target)
   std::vector<Probe> probes_;
   std::vector<const Background*> backgrounds_;
   std::vector<double> outputs_;

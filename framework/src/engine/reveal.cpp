@@ -80,6 +80,24 @@ RevealFailure::RevealFailure(Diagnostic diagnostic)
 
 namespace {
 
+std::string over_budget_message(double budget_seconds, double seconds, std::size_t probes) {
+  std::ostringstream os;
+  os.precision(3);
+  os << "stopped after " << seconds << " s, past its time budget of " << budget_seconds << " s ("
+     << probes << " probes measured); the order was not revealed";
+  return os.str();
+}
+
+}  // namespace
+
+RevealOverBudget::RevealOverBudget(double budget_seconds, double seconds, std::size_t probes)
+    : std::runtime_error(over_budget_message(budget_seconds, seconds, probes)),
+      budget_seconds_(budget_seconds),
+      seconds_(seconds),
+      probes_(probes) {}
+
+namespace {
+
 Tree reveal_single(ProbeSession& session, const RevealOptions& options, RevealStats& stats) {
   const std::size_t n = session.leaves();
   switch (options.algorithm) {

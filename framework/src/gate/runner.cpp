@@ -3,10 +3,13 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <set>
 
 #include "fprev/confirm.hpp"
+#include "fprev/probe_streams.hpp"
 #include "golden/golden_layout.hpp"
 
 namespace fprev {
@@ -19,6 +22,7 @@ std::string_view to_string(CaseStatus status) {
     case CaseStatus::missing_golden: return "missing golden";
     case CaseStatus::unavailable: return "unavailable";
     case CaseStatus::broken_golden: return "broken golden";
+    case CaseStatus::over_budget: return "over budget";
     case CaseStatus::created: return "created";
     case CaseStatus::changed: return "changed";
     case CaseStatus::unchanged: return "unchanged";
@@ -27,16 +31,19 @@ std::string_view to_string(CaseStatus status) {
   return "?";
 }
 
-// Strict mode turns every skip into a failure: a missing golden, and a backend that cannot run
-// here (a CI job that must test something selects only what its runner can run).
+// Strict mode turns every skip into a failure: a missing golden, a backend that cannot run here
+// (a CI job that must test something selects only what its runner can run), and a case over its
+// time budget (nothing was compared: never green).
 bool is_skip(CaseStatus status, bool strict) {
-  return !strict && (status == CaseStatus::unavailable || status == CaseStatus::missing_golden);
+  return !strict && (status == CaseStatus::unavailable || status == CaseStatus::missing_golden ||
+                     status == CaseStatus::over_budget);
 }
 
 bool is_failure(CaseStatus status, bool strict) {
   return status == CaseStatus::differs || status == CaseStatus::misbehaves ||
          status == CaseStatus::broken_golden ||
-         (strict && (status == CaseStatus::missing_golden || status == CaseStatus::unavailable));
+         (strict && (status == CaseStatus::missing_golden || status == CaseStatus::unavailable ||
+                     status == CaseStatus::over_budget));
 }
 
 struct Runner::OpenInstance {
@@ -90,22 +97,26 @@ void explain_with_golden_tree(Target& target, CaseResult& result) {
   throw RevealFailure(std::move(d));
 }
 
-// Counts the probes a target answers (a failed confirm() leaves no stats behind).
+// Counts the probes a target answers, into a count its probe streams' workers share.
 class ProbeCounter : public Target {
  public:
-  explicit ProbeCounter(Target& target) : target_(target) {}
+  ProbeCounter(Target& target, std::shared_ptr<std::atomic<std::size_t>> probes)
+      : target_(target), probes_(std::move(probes)) {}
+  ProbeCounter(std::unique_ptr<Target> owned, std::shared_ptr<std::atomic<std::size_t>> probes)
+      : owned_(std::move(owned)), target_(*owned_), probes_(std::move(probes)) {}
   const TargetInfo& info() const override { return target_.info(); }
   void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    probes += batch.probes.size();
+    *probes_ += batch.probes.size();
     target_.evaluate(batch, outputs);
   }
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
     target_.evaluate(batch, outputs);
   }
-  std::size_t probes = 0;
 
  private:
+  std::unique_ptr<Target> owned_;
   Target& target_;
+  std::shared_ptr<std::atomic<std::size_t>> probes_;
 };
 
 // Compares fingerprints class by class (the classes correspond: the orders are the same); keeps the
@@ -173,6 +184,40 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
   return *instances_.emplace(key, std::move(opened)).first->second;
 }
 
+namespace {
+constexpr std::size_t kCallsWorthEstimating = 1000;
+}  // namespace
+
+double Runner::budget_of(const SuiteCase& c) const {
+  const double global = options_.max_seconds;
+  if (!c.max_seconds) return global;
+  return global > 0.0 ? std::min(global, *c.max_seconds) : *c.max_seconds;
+}
+
+// The cost estimate, before any probe: a case that cannot finish within the cap (or its budget) even
+// at the model's fewest probes is refused with the estimate, instead of running for hours.
+bool Runner::within_estimate(Target& target, const RevealOptions& options, CaseResult& result) {
+  if (options_.max_estimated_seconds <= 0.0 && options.max_seconds <= 0.0) return true;
+  // A reveal of a thousand calls or fewer is not worth calibrating (an MPI call launches ranks).
+  const TargetInfo& info = target.info();
+  const std::size_t per_call = info.is_grid() ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
+  if (model_probe_count(info.n, options.algorithm).high / per_call <= kCallsWorthEstimating) return true;
+  result.estimate = estimate_cost(target, options);
+  const CostEstimate& e = *result.estimate;
+  const auto refuse = [&](const std::string& limit) {
+    result.status = CaseStatus::over_budget;
+    result.message = "refused before running: estimated " + e.describe() + ", which exceeds " + limit +
+                     "; reduce the size, or raise the limit if the time is acceptable";
+    return false;
+  };
+  if (options_.max_estimated_seconds > 0.0 && e.seconds_low > options_.max_estimated_seconds)
+    return refuse("the cap of " + format_duration(options_.max_estimated_seconds) + " (--max-estimate)");
+  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds)
+    return refuse("the case's time budget of " + format_duration(options.max_seconds) +
+                  " (max_seconds, --max-seconds)");
+  return true;
+}
+
 bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result) {
   result.suite = suite.name;
   result.backend = c.backend_instance;
@@ -207,6 +252,13 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     target = instance.instance->make_target(c.params);
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
+    RevealOptions reveal_options = options_.reveal;
+    use_probe_streams(reveal_options, options_.streams, *instance.instance, c.params);
+    reveal_options.max_seconds = budget_of(c);
+    result.budget_seconds = reveal_options.max_seconds;
+    // Refused before any probe when even the fewest probes a reveal can need (n - 1, what a
+    // confirmation of a binary tree takes) would not fit the cap or the budget.
+    if (!within_estimate(*target, reveal_options, result)) return Outcome::failed;
     // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
     // reveal; only when that fails does the reveal run, to show what the target does instead.
     std::size_t confirm_probes = 0;
@@ -217,19 +269,26 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
         !result.golden->is_finding() && confirmable(target->info())) {
       known = result.golden->is_single_tree() ? OrderMap::uniform(target->info().grid, result.golden->tree())
                                               : result.golden->map;
-      ProbeCounter counted(*target);
+      // Counted on every stream: a failed confirm() leaves no stats behind.
+      const auto probes = std::make_shared<std::atomic<std::size_t>>(0);
+      ProbeCounter counted(*target, probes);
+      RevealOptions confirm_options = reveal_options;
+      if (reveal_options.make_worker)
+        confirm_options.make_worker = [make = reveal_options.make_worker, probes] {
+          return std::make_unique<ProbeCounter>(make(), probes);
+        };
       try {
-        result.stats = confirm(counted, *known, options_.reveal);
-        result.stats.confirm_probes = counted.probes;
+        result.stats = confirm(counted, *known, confirm_options);
+        result.stats.confirm_probes = probes->load();
         result.fingerprints = measure_map_fingerprints(*target, *known, &result.fingerprint_stats);
         result.revealed = *known;
         return Outcome::revealed;
       } catch (const RevealFailure& e) {
-        confirm_probes = counted.probes;  // the reveal below tells what changed, or what misbehaves
+        confirm_probes = probes->load();  // the reveal below tells what changed, or what misbehaves
         refuted = e.diagnostic();
       }
     }
-    RevealResult revealed = reveal(*target, options_.reveal);
+    RevealResult revealed = reveal(*target, reveal_options);
     if (refuted && (known->grid == revealed.map.grid) && same_orders(*known, revealed.map))
       fail_inconsistent(*refuted);
     result.stats = revealed.stats;
@@ -237,6 +296,10 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
     result.revealed = std::move(revealed.map);
     return Outcome::revealed;
+  } catch (const RevealOverBudget& e) {
+    result.status = CaseStatus::over_budget;
+    result.message = std::string(e.what()) +
+                     (result.estimate ? "; estimated beforehand: " + result.estimate->describe() : "");
   } catch (const BackendUnavailable& e) {  // e.g. a data type this GPU generation lacks
     result.status = CaseStatus::unavailable;
     result.message = e.what();

@@ -535,7 +535,7 @@ class SuiteParser {
         const std::string& key = field.first.Scalar();
         if (key == "backends")
           instances = count_restriction(field.second);
-        else if (key != "id" && field.second.IsSequence())
+        else if (key != "id" && key != "labels" && field.second.IsSequence())
           combinations = saturating_multiply(combinations, field.second.size());
       }
       total = std::min(kCountCap, total + saturating_multiply(combinations, instances));
@@ -569,10 +569,15 @@ class SuiteParser {
     Pos id_pos;
     bool restricted = false;
     std::vector<const DeclaredInstance*> targets;
+    CaseSettings settings;
     for (const auto& field : fields) {
       if (field.key == "id") {
         id_template = scalar_field(field, diags_);
         id_pos = field.value_pos;
+      } else if (field.key == "max_seconds") {
+        settings.max_seconds = parse_max_seconds(field);
+      } else if (field.key == "labels") {
+        settings.labels = parse_labels(field);
       } else if (field.key == "backends") {
         restricted = true;
         targets = parse_restriction(field);
@@ -596,7 +601,7 @@ class SuiteParser {
         groups.push_back({instance->backend, {instance}});
     }
     for (const auto& [backend, instances] : groups) {
-      const EntryShape entry{params, id_template, id_pos, pos};
+      const EntryShape entry{params, id_template, id_pos, pos, settings};
       expand_for_backend(*backend, instances, entry, entry_ok);
     }
   }
@@ -685,11 +690,53 @@ class SuiteParser {
     return values;
   }
 
+  // What an entry says about its cases besides the backend's parameters.
+  struct CaseSettings {
+    std::optional<double> max_seconds;
+    std::vector<std::string> labels;
+  };
+
+  // max_seconds: a time budget in seconds, a number above 0 and at most a day.
+  std::optional<double> parse_max_seconds(const Field& field) {
+    const auto text = scalar_field(field, diags_);
+    if (!text) return std::nullopt;
+    double value = 0.0;
+    std::size_t used = 0;
+    try {
+      value = std::stod(*text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text->size() || !(value > 0.0) || value > kMaxCaseSeconds) {
+      diags_.error(field.value_pos, "'max_seconds' must be a number of seconds above 0 and at most " +
+                                        std::to_string(static_cast<long>(kMaxCaseSeconds)) + ", got " +
+                                        quote(*text));
+      return std::nullopt;
+    }
+    return value;
+  }
+
+  // labels: extra CTest labels of the entry's tests (e.g. long), names like case ids.
+  std::vector<std::string> parse_labels(const Field& field) {
+    std::vector<std::string> labels;
+    const auto values = read_param_values(field, "leave 'labels' out instead");
+    if (!values) return labels;
+    for (const Value& value : *values) {
+      if (!is_file_name_safe(value.text)) {
+        diags_.error(value.pos, "the label " + quote(value.text) + " is not a plain name; " + kSafeNameRule);
+        continue;
+      }
+      labels.push_back(value.text);
+    }
+    return labels;
+  }
+
   struct EntryShape {
     std::vector<ParamField> params;  // copied: values are canonicalised per backend
     std::optional<std::string> id_template;
     Pos id_pos;
     Pos pos;
+    CaseSettings settings;
   };
 
   void expand_for_backend(const Backend& backend, const std::vector<const DeclaredInstance*>& group,
@@ -703,7 +750,7 @@ class SuiteParser {
       const ParamSpec* spec = find_spec(specs, param.key);
       if (spec == nullptr) {
         auto allowed = spec_names(specs);
-        allowed.insert(allowed.end(), {"backends", "id"});
+        allowed.insert(allowed.end(), {"backends", "id", "labels", "max_seconds"});
         diags_.error(param.key_pos, "unknown case parameter " + quote(param.key) + " for " +
                                         context + "; allowed values: " + join_values(allowed));
         continue;
@@ -788,8 +835,8 @@ class SuiteParser {
       }
     }
     for (const auto* instance : group)
-      add_case(*instance,
-               {id, instance->name, resolved, diags_.file(), entry.pos.line, entry.pos.column});
+      add_case(*instance, {id, instance->name, resolved, diags_.file(), entry.pos.line, entry.pos.column,
+                           entry.settings.max_seconds, entry.settings.labels});
   }
 
   void add_case(const DeclaredInstance& instance, SuiteCase expanded) {

@@ -36,7 +36,25 @@ TEST(SuiteErrors, UnknownBackend) {
 TEST(SuiteErrors, UnknownCaseParameter) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    nn: 8\n"),
             Lines{"t.yaml:7:5: error: unknown case parameter 'nn' for backend 'toy'; allowed "
-                  "values: op, dtype, n, m, k, order, fused, lanes, backends, id"});
+                  "values: op, dtype, n, m, k, order, fused, lanes, backends, id, labels, max_seconds"});
+}
+
+TEST(SuiteErrors, MaxSecondsIsAPositiveNumberOfSecondsUpToADay) {
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    max_seconds: 90.5\n"), Lines{});
+  for (const char* bad : {"0", "-3", "ten", "1e9", "[1, 2]", "12s"})
+    EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    max_seconds: " + bad + "\n"),
+              Lines{std::string(bad) == "[1, 2]"
+                        ? "t.yaml:8:18: error: 'max_seconds' must be a single value, got a list"
+                        : "t.yaml:8:18: error: 'max_seconds' must be a number of seconds above 0 and at most "
+                          "86400, got '" + std::string(bad) + "'"})
+        << bad;
+}
+
+TEST(SuiteErrors, LabelsArePlainNames) {
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    labels: [long, nightly]\n"), Lines{});
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    labels: [long, \"a b\"]\n"),
+            Lines{"t.yaml:8:20: error: the label 'a b' is not a plain name; use lower-case letters, digits, "
+                  "'.', '_' and '-', starting with a letter or digit"});
 }
 
 TEST(SuiteErrors, CaseParameterUnknownToOneOfTwoBackends) {
@@ -45,7 +63,7 @@ TEST(SuiteErrors, CaseParameterUnknownToOneOfTwoBackends) {
       "    device: 0\ncases:\n  - op: sum\n    order: reverse\n    n: 8\n";
   EXPECT_EQ(errors_of(suite),
             Lines{"t.yaml:10:5: error: unknown case parameter 'order' for backend 'other'; allowed "
-                  "values: op, dtype, n, backends, id"});
+                  "values: op, dtype, n, backends, id, labels, max_seconds"});
   EXPECT_EQ(errors_of(suite + "    backends: a\n"), Lines{});
 }
 

@@ -115,6 +115,22 @@ TEST(SuiteExpand, ResolvedParamsAndPositions) {
   EXPECT_EQ(sum.line, 18);
 }
 
+TEST(SuiteExpand, MaxSecondsAndLabelsGoToEveryCaseOfTheirEntry) {
+  const auto registry = toy_registry();
+  const Suite suite = parse_suite(
+      "suite: s\nbackends:\n  - name: a\n    use: toy\ncases:\n"
+      "  - op: dot\n    n: [8, 16]\n    max_seconds: 120\n    labels: long\n"
+      "  - op: dot\n    n: 32\n",
+      "t.yaml", registry);
+  ASSERT_EQ(suite.cases.size(), 3u);  // labels is no list of parameter values: no cross product
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(suite.cases[k].max_seconds, 120.0);
+    EXPECT_EQ(suite.cases[k].labels, std::vector<std::string>{"long"});
+  }
+  EXPECT_FALSE(suite.cases[2].max_seconds);
+  EXPECT_TRUE(suite.cases[2].labels.empty());
+}
+
 TEST(SuiteExpand, LoadingNeverOpensABackend) {
   suite_test::open_calls = 0;
   const auto registry = toy_registry();

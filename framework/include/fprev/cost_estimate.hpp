@@ -1,0 +1,54 @@
+// What a reveal will cost, before it runs: probes from a model of the algorithm, times the target's
+// call time measured on a couple of calls, over the probe streams.
+//
+// The model (FPRev, Xie et al., USENIX ATC 2025 Alg. 4 with this engine's adaptive pivot): every
+// sub-problem of s leaves costs s - 1 probes, and the first one is all n leaves. How the rest splits
+// depends on the order being revealed:
+//   a sequential sum     n - 1 probes (the first wave places every leaf),
+//   lanes, blocks        about 2n (each lane or block is one more sub-problem; OpenBLAS ddot: 3n),
+//   pairwise             about (n/2) log2(n) (a sub-problem per level of the halving).
+// So the estimate is a range [n - 1, (n/2) log2(n) + n] with 2n as the expectation: half of the real
+// count for a sequential sum, up to log2(n)/4 + 1/2 times less for a pairwise one (5.5x at 10^6).
+// The range and these factors are checked against the real counts in the engine's tests; progress
+// lines say "past the estimate" when a reveal outgrows it. BasicFPRev (Alg. 2)
+// measures every pair: n(n-1)/2. The verification, determinism and fingerprint calls add a few
+// hundred calls. A grid target carries one probe per line (row) of its grid in one call.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "fprev/reveal.hpp"
+#include "fprev/target.hpp"
+
+namespace fprev {
+
+struct ProbeCountModel {
+  std::size_t low = 0;       // fewest probes the algorithm can need for this n
+  std::size_t expected = 0;  // the model's expectation (2n for FPRev)
+  std::size_t high = 0;      // most, for the orders the model covers (pairwise)
+};
+ProbeCountModel model_probe_count(std::size_t n, Algorithm algorithm);
+
+struct CostEstimate {
+  ProbeCountModel probes;
+  std::size_t probes_per_call = 1;  // max_batch, or the lines of a grid
+  double seconds_per_call = 0.0;    // measured (the fastest of a few calls on random inputs)
+  std::size_t streams = 1;
+  double seconds_low = 0.0;         // probes.low's calls over the streams
+  double seconds = 0.0;             // probes.expected's
+  double seconds_high = 0.0;        // probes.high's
+  // "about 2000000 probes (999999 to 10965784) x 412 us per call on 2 streams: about 6.9 min
+  // (3.4 min to 38 min)"
+  std::string describe() const;
+};
+
+// Measures the call time as the fastest of `calls` (at least 2) probe calls, each as full as the
+// target's batch or grid allows, and applies the model for options.algorithm over options.streams
+// (when a worker factory is set: the streams the reveal could use).
+CostEstimate estimate_cost(Target& target, const RevealOptions& options, std::size_t calls = 3);
+
+// "12 us", "850 ms", "42 s", "6.9 min", "3.2 h".
+std::string format_duration(double seconds);
+
+}  // namespace fprev

@@ -1,0 +1,119 @@
+#include "fprev/cost_estimate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <sstream>
+
+#include "fprev/mask_scheme.hpp"
+
+#include "algorithms.hpp"
+
+namespace fprev {
+
+ProbeCountModel model_probe_count(std::size_t n, Algorithm algorithm) {
+  ProbeCountModel m;
+  if (n < 2) return m;
+  const double dn = static_cast<double>(n);
+  switch (algorithm) {
+    case Algorithm::fprev:
+      m.low = n - 1;
+      m.expected = 2 * n;
+      m.high = static_cast<std::size_t>(dn / 2 * std::log2(dn)) + n;
+      break;
+    case Algorithm::basic:
+      m.low = m.expected = m.high = n * (n - 1) / 2;
+      break;
+    case Algorithm::naive:  // random inputs, not probes: a few dozen calls
+      m.low = m.expected = m.high = detail::kNaiveInputs;
+      break;
+  }
+  return m;
+}
+
+std::string format_duration(double seconds) {
+  std::ostringstream os;
+  os.precision(seconds < 10 || (seconds >= 60 && seconds < 600) || seconds >= 3600 ? 2 : 3);
+  if (seconds < 1e-3)
+    os << std::lround(seconds * 1e6) << " us";
+  else if (seconds < 1)
+    os << std::lround(seconds * 1000) << " ms";
+  else if (seconds < 60)
+    os << std::lround(seconds) << " s";
+  else if (seconds < 3600)
+    os << seconds / 60 << " min";
+  else
+    os << seconds / 3600 << " h";
+  return os.str();
+}
+
+std::string CostEstimate::describe() const {
+  std::ostringstream os;
+  os << "about " << probes.expected << " probes";
+  if (probes.low != probes.high) os << " (" << probes.low << " to " << probes.high << ")";
+  os << " x " << format_duration(seconds_per_call) << " per call";
+  if (probes_per_call > 1) os << " of " << probes_per_call << " probes";
+  if (streams > 1) os << " on " << streams << " streams";
+  os << ": about " << format_duration(seconds);
+  if (seconds_low != seconds_high)
+    os << " (" << format_duration(seconds_low) << " to " << format_duration(seconds_high) << ")";
+  return os.str();
+}
+
+CostEstimate estimate_cost(Target& target, const RevealOptions& options, std::size_t calls) {
+  const TargetInfo& info = target.info();
+  CostEstimate e;
+  e.probes = model_probe_count(info.n, options.algorithm);
+  e.probes_per_call = info.is_grid() ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
+  e.streams = info.is_grid() || !options.make_worker ? 1 : std::max<std::size_t>(1, options.streams);
+
+  // Probe calls as the reveal makes them: after the first (which writes the background), a dot
+  // target moves two masks and calls the kernel. Formats that cannot mask n summands get a random
+  // input instead (it costs at least as much: all n summands written).
+  std::optional<MaskScheme> scheme;
+  try {
+    if (info.n >= 2) scheme = choose_mask_scheme(info.traits, info.n);
+  } catch (const MaskSchemeError&) {
+  }
+  Background background;
+  background.id = Background::next_id();
+  const Background* backgrounds[] = {&background};
+  std::vector<Probe> probes(e.probes_per_call, Probe{0, 1, 0});
+  ProbeBatch probe_batch;
+  if (scheme) {
+    probe_batch.values = &scheme->values;
+    probe_batch.backgrounds = backgrounds;
+    probe_batch.probes = probes;
+  }
+  const std::size_t rows = info.is_grid() ? info.grid.rows : 1;
+  const detail::RandomInputs inputs =
+      scheme ? detail::RandomInputs{} : detail::make_random_inputs(info, rows, options.seed ^ 0xc057, 4);
+  ValueBatch value_batch;
+  value_batch.rows = rows;
+  value_batch.a = inputs.a;
+  value_batch.b = inputs.b;
+  std::vector<double> outputs(info.is_grid() ? info.grid.size() : (scheme ? probes.size() : rows));
+  double fastest = 0.0;
+  for (std::size_t k = 0; k < std::max<std::size_t>(2, calls); ++k) {
+    const auto start = std::chrono::steady_clock::now();
+    if (scheme)  // a TargetError goes to the caller
+      target.evaluate(probe_batch, outputs);
+    else
+      target.evaluate(value_batch, outputs);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fastest = k == 0 ? s : std::min(fastest, s);
+  }
+  e.seconds_per_call = fastest;
+  const auto cost = [&](std::size_t probe_count) {
+    const double target_calls =
+        std::ceil(static_cast<double>(probe_count) / static_cast<double>(e.probes_per_call));
+    return target_calls * e.seconds_per_call / static_cast<double>(e.streams);
+  };
+  e.seconds_low = cost(e.probes.low);
+  e.seconds = cost(e.probes.expected);
+  e.seconds_high = cost(e.probes.high);
+  return e;
+}
+
+}  // namespace fprev

@@ -1,0 +1,174 @@
+// Time budgets and cost estimates through the Runner: a case over its budget, or refused for its
+// estimate, is reported over_budget with the reason (a skip, a failure in strict mode; never a
+// pass), and probe streams give the serial result.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "fprev/runner.hpp"
+#include "oracle_target.hpp"
+#include "random_trees.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using fprev::CaseStatus;
+
+constexpr std::size_t kLeaves = 4000;
+// Few enough leaves that the runner makes no estimate (under a thousand calls at the most).
+constexpr std::size_t kFewLeaves = 100;
+
+// A sequential sum whose probe calls take a few milliseconds each: a budget of a millisecond is
+// spent by the first of them, whatever the machine.
+class SlowTarget : public fprev::Target {
+ public:
+  explicit SlowTarget(std::size_t leaves) : oracle_(fprev::left_deep_tree(leaves)) {}
+  const fprev::TargetInfo& info() const override { return oracle_.info(); }
+  void evaluate(const fprev::ProbeBatch& batch, std::span<double> outputs) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    oracle_.evaluate(batch, outputs);
+  }
+  void evaluate(const fprev::ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+  }
+
+ private:
+  fprev::TreeOracleTarget oracle_;
+};
+
+class Instance : public fprev::BackendInstance {
+ public:
+  Instance(bool slow, std::size_t leaves) : slow_(slow), leaves_(leaves) {}
+  fprev::Identity identity() const override { return {"oracle", "1.0", "", "here", {}}; }
+  std::vector<fprev::ParamSpec> case_params() const override {
+    return {fprev::choice_param("op", {"sum"}, "routine").require()};
+  }
+  void validate_case(const fprev::Params&) const override {}
+  std::unique_ptr<fprev::Target> make_target(const fprev::Params&) const override {
+    if (slow_) return std::make_unique<SlowTarget>(leaves_);
+    return std::make_unique<fprev::TreeOracleTarget>(fprev::random_binary_tree(leaves_, 3));
+  }
+  std::size_t concurrent_targets(const fprev::Params&) const override { return kUnboundedTargets; }
+
+ private:
+  bool slow_;
+  std::size_t leaves_;
+};
+
+class Backend : public fprev::Backend {
+ public:
+  std::string_view name() const override { return "timed"; }
+  std::string_view summary() const override { return "oracle targets, slow or not"; }
+  std::vector<fprev::ParamSpec> instance_params() const override {
+    return {fprev::boolean_param("slow", "").defaults_to("false"),
+            fprev::integer_param("leaves", 2, 100000, "").defaults_to(std::to_string(kLeaves))};
+  }
+  std::vector<fprev::ParamSpec> case_params() const override { return Instance(false, 2).case_params(); }
+  std::unique_ptr<fprev::BackendInstance> open(const fprev::Params& p) const override {
+    return std::make_unique<Instance>(p.at("slow") == "true", std::stoul(p.at("leaves")));
+  }
+};
+
+const fprev::BackendRegistry& registry() {
+  static const fprev::BackendRegistry r = [] {
+    fprev::BackendRegistry registry;
+    registry.add(std::make_unique<Backend>());
+    return registry;
+  }();
+  return r;
+}
+
+fprev::Suite suite(bool slow, const std::string& case_keys = "", std::size_t leaves = kLeaves) {
+  return fprev::parse_suite(std::string("suite: budgets\nbackends:\n  - name: target\n    use: timed\n    slow: ") +
+                                (slow ? "true" : "false") + "\n    leaves: " + std::to_string(leaves) +
+                                "\ncases:\n  - op: sum\n" + case_keys,
+                            "budgets.yaml", registry());
+}
+
+class BudgetGate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("fprev-budget-gate-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+  fprev::RunnerOptions options() const {
+    fprev::RunnerOptions o;
+    o.golden_root = root_;
+    o.tool_version = "test";
+    return o;
+  }
+  fs::path root_;
+};
+
+TEST_F(BudgetGate, ACaseOverItsSuiteBudgetStopsAndIsNeverGreen) {
+  const fprev::Suite s = suite(true, "    max_seconds: 0.001\n", kFewLeaves);
+  fprev::Runner runner(registry(), options());
+  const fprev::CaseResult result = runner.update(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget);
+  EXPECT_NE(result.message.find("past its time budget of 0.001 s"), std::string::npos) << result.message;
+  EXPECT_FALSE(fs::exists(result.golden_path));  // nothing recorded
+  EXPECT_TRUE(fprev::is_skip(CaseStatus::over_budget, false));
+  EXPECT_FALSE(fprev::is_failure(CaseStatus::over_budget, false));
+  EXPECT_TRUE(fprev::is_failure(CaseStatus::over_budget, true));
+}
+
+// A larger case is estimated first: at 3 ms a call, its fewest probes already exceed the budget.
+TEST_F(BudgetGate, ACaseEstimatedBeyondItsBudgetIsRefusedBeforeRunning) {
+  const fprev::Suite s = suite(true, "    max_seconds: 1\n");
+  fprev::Runner runner(registry(), options());
+  const fprev::CaseResult result = runner.check(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget);
+  EXPECT_NE(result.message.find("which exceeds the case's time budget of 1 s"), std::string::npos)
+      << result.message;
+  EXPECT_EQ(result.stats.probes, 0u);
+}
+
+TEST_F(BudgetGate, TheSmallerOfTheCommandLineAndTheCaseBudgetApplies) {
+  const fprev::Suite s = suite(true, "    max_seconds: 3600\n", kFewLeaves);
+  fprev::RunnerOptions o = options();
+  o.max_seconds = 0.001;
+  fprev::Runner runner(registry(), o);
+  const fprev::CaseResult result = runner.check(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget) << result.message;
+  EXPECT_DOUBLE_EQ(result.budget_seconds, 0.001);
+}
+
+TEST_F(BudgetGate, AnAbsurdEstimateIsRefusedBeforeRunning) {
+  const fprev::Suite s = suite(true);
+  fprev::RunnerOptions o = options();
+  o.max_estimated_seconds = 1.0;  // 4000 probe calls of 3 ms at the fewest: 12 s
+  o.streams = 1;
+  fprev::Runner runner(registry(), o);
+  const fprev::CaseResult result = runner.check(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget);
+  EXPECT_NE(result.message.find("refused before running: estimated about 8000 probes (3999 to"),
+            std::string::npos)
+      << result.message;
+  EXPECT_NE(result.message.find("exceeds the cap of 1 s"), std::string::npos) << result.message;
+  EXPECT_EQ(result.stats.probes, 0u);
+  ASSERT_TRUE(result.estimate);
+  EXPECT_EQ(result.estimate->probes.low, kLeaves - 1);
+}
+
+TEST_F(BudgetGate, StreamsGiveTheSerialGolden) {
+  const fprev::Suite s = suite(false);
+  fprev::RunnerOptions serial = options();
+  serial.streams = 1;
+  const fprev::CaseResult recorded = fprev::Runner(registry(), serial).update(s, s.cases.at(0));
+  ASSERT_EQ(recorded.status, CaseStatus::created) << recorded.message;
+  EXPECT_EQ(recorded.stats.streams, 1u);
+  fprev::RunnerOptions parallel = options();
+  parallel.streams = 3;
+  const fprev::CaseResult checked = fprev::Runner(registry(), parallel).check(s, s.cases.at(0));
+  EXPECT_EQ(checked.status, CaseStatus::passed) << checked.message;
+  EXPECT_EQ(checked.stats.streams, 3u);
+  EXPECT_EQ(checked.stats.probes, recorded.stats.probes);
+  EXPECT_EQ(checked.stats.target_calls, recorded.stats.target_calls);
+}
+
+}  // namespace
