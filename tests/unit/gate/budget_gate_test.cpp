@@ -164,11 +164,19 @@ TEST_F(BudgetGate, StreamsGiveTheSerialGolden) {
   EXPECT_EQ(recorded.stats.streams, 1u);
   fprev::RunnerOptions parallel = options();
   parallel.streams = 3;
+  // A reveal on three streams: the same golden, probes and calls as the serial one.
+  const fprev::CaseResult revealed = fprev::Runner(registry(), parallel).update(s, s.cases.at(0));
+  EXPECT_EQ(revealed.status, CaseStatus::unchanged) << revealed.message;
+  EXPECT_EQ(revealed.stats.streams, 3u);
+  EXPECT_EQ(revealed.stats.probes, recorded.stats.probes);
+  EXPECT_EQ(revealed.stats.target_calls, recorded.stats.target_calls);
+  // The check confirms the golden on the streams too, every stream's probes counted.
   const fprev::CaseResult checked = fprev::Runner(registry(), parallel).check(s, s.cases.at(0));
   EXPECT_EQ(checked.status, CaseStatus::passed) << checked.message;
+  EXPECT_TRUE(checked.stats.confirmed);
   EXPECT_EQ(checked.stats.streams, 3u);
-  EXPECT_EQ(checked.stats.probes, recorded.stats.probes);
-  EXPECT_EQ(checked.stats.target_calls, recorded.stats.target_calls);
+  EXPECT_EQ(checked.stats.confirm_probes, checked.stats.probes);
+  EXPECT_LT(checked.stats.probes, recorded.stats.probes);
 }
 
 }  // namespace
