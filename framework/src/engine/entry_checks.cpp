@@ -27,6 +27,14 @@ void check_grid(const TargetInfo& info) {
          "a target bug: a grid target has at least one row and one column");
 }
 
+void check_single_output_map(const TargetInfo& info, const OrderMap& map) {
+  if (!info.grid.single() || !(map.grid == info.grid) || map.classes.size() != 1)
+    fail(Finding::verification_failed,
+         "a single-output target has a map of one class on a 1 x 1 grid; this map has " +
+             std::to_string(map.classes.size()) + " classes on a " + std::to_string(map.grid.rows) +
+             " x " + std::to_string(map.grid.columns) + " grid");
+}
+
 // The fused-node test on a single-output target: one output per input.
 FusedTestRunner single_runner(ProbeSession& session) {
   return [&session](std::size_t inputs, const std::vector<double>& a, const std::vector<double>& b) {

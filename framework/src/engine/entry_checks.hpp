@@ -15,6 +15,8 @@ namespace fprev::detail {
 MaskScheme scheme_for(const TargetInfo& info);
 // A grid target declares at least one row and one column; fails with `unsupported` otherwise.
 void check_grid(const TargetInfo& info);
+// A single-output target's map must be one class on a 1 x 1 grid (verify and confirm of a map).
+void check_single_output_map(const TargetInfo& info, const OrderMap& map);
 
 // The fused-node test on a single-output target: one output per input.
 FusedTestRunner single_runner(ProbeSession& session);

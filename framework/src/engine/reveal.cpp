@@ -216,11 +216,7 @@ RevealStats verify(Target& target, const Tree& tree, const RevealOptions& option
 RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& options) {
   const TargetInfo& info = target.info();
   if (!info.is_grid()) {
-    if (!info.grid.single() || !(map.grid == info.grid) || map.classes.size() != 1)
-      fail(Finding::verification_failed,
-           "a single-output target has a map of one class on a 1 x 1 grid; this map has " +
-               std::to_string(map.classes.size()) + " classes on a " +
-               std::to_string(map.grid.rows) + " x " + std::to_string(map.grid.columns) + " grid");
+    check_single_output_map(info, map);
     return verify(target, map.classes.front().tree, options);
   }
   const auto start = std::chrono::steady_clock::now();
