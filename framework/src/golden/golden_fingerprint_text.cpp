@@ -1,5 +1,7 @@
 #include "golden/golden_fingerprint_text.hpp"
 
+#include "fprev/source_position.hpp"
+
 namespace fprev::detail {
 
 void append_fingerprint(std::string& out, const Fingerprint& fingerprint) {
@@ -27,7 +29,7 @@ bool FingerprintLines::take(GoldenLineReader& reader, const KeyLine& line) {
   const auto suffix = [&](std::string_view prefix) -> std::optional<std::string> {
     if (!name.starts_with(prefix)) return std::nullopt;
     const std::string rest(name.substr(prefix.size()));
-    if (!is_extra_key_name(rest)) reader.fail_at(line.line, "malformed key 'fingerprint." + std::string(name) + "'");
+    if (!is_extra_key_name(rest)) reader.fail_at(line.line, "malformed key " + quoted_excerpt("fingerprint." + std::string(name)));
     return rest;
   };
   if (name == "digest") {
@@ -45,8 +47,8 @@ bool FingerprintLines::take(GoldenLineReader& reader, const KeyLine& line) {
       const std::string_view token = rest.substr(0, space);
       const auto parsed = parse_hex_double(token);
       if (!parsed)
-        reader.fail_at(line.line, "fingerprint output '" + std::string(token.substr(0, 40)) +
-                                      "' is not a canonical hexadecimal float (e.g. 0x1.8p+3, -0x0p+0, inf, nan)");
+        reader.fail_at(line.line, "fingerprint output " + quoted_excerpt(token, 40) +
+                                      " is not a canonical hexadecimal float (e.g. 0x1.8p+3, -0x0p+0, inf, nan)");
       outputs.push_back(*parsed);
       rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
     }
