@@ -70,13 +70,18 @@ Selection select_cases(const SelectionOptions& options) {
     for (const SuiteCase& c : suite.cases) {
       if (!matches_any(options.backends, c.backend_instance)) continue;
       if (!matches_any(options.cases, c.id)) continue;
-      if (carries_any(c, options.excluded_labels)) continue;
+      if (carries_any(c, options.excluded_labels)) {
+        ++s.excluded_by_label;
+        continue;
+      }
       s.cases.push_back({&suite, &c});
     }
   }
-  const bool filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty();
+  const bool filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty() ||
+                        !options.excluded_labels.empty();
   if (s.cases.empty() && filtered)
-    throw UsageError("no case matches the filters (--suite, --backend, --case); see fprev-golden list");
+    throw UsageError("no case matches the filters (--suite, --backend, --case, --exclude-label); see "
+                     "fprev-golden list");
   return s;
 }
 

@@ -24,6 +24,7 @@ struct Selection {
   bool golden_given = false;
   std::vector<Suite> suites;                       // loaded (all of them: obsolete detection)
   std::vector<SelectedCase> cases;                 // after the filters
+  std::size_t excluded_by_label = 0;               // matched the filters but carry an --exclude-label
   std::vector<std::string> suite_patterns, backend_patterns, case_patterns;  // the filters
 };
 

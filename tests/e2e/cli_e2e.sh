@@ -69,6 +69,21 @@ cases:
     n: 5
 YAML
 
+cat > other/labelled.yaml <<'YAML'
+suite: labelled
+backends:
+  - name: ref
+    use: reference
+cases:
+  - op: sum
+    order: sequential
+    n: 4
+  - op: sum
+    order: pairwise
+    n: [4, 8]
+    labels: long
+YAML
+
 # --- help and version -----------------------------------------------------------------------------
 declare -A OPTIONS=(
   [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
@@ -339,4 +354,12 @@ rm suites/flaky.yaml
 if [ "$failures" -eq 0 ] && [ -z "$JSON_SCHEMA_OK" ]; then
   echo "SKIP: the JSON schema checks need python3-jsonschema (scripts/install-deps installs it)"; exit 77
 fi
+# --- --exclude-label: the cases left out are said, and excluding everything is an error ---------
+run 0 "update the labelled suite" -- "$FG" update --suites other/labelled.yaml
+run 0 "check --exclude-label long" -- "$FG" check --suites other/labelled.yaml --exclude-label long
+expect_in "1 passed, 0 failed, 0 skipped" out.txt "only the unlabelled case runs"
+expect_in "2 cases left out by --exclude-label, not counted below" out.txt "the left-out cases are said"
+run 2 "--exclude-label leaving nothing" -- "$FG" check --suites other/labelled.yaml --case '*pairwise*' --exclude-label long
+expect_in "no case matches the filters" out.txt "an empty selection is refused"
+
 finish cli

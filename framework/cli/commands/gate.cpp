@@ -112,6 +112,12 @@ int run_gate(const GateOptions& options, bool update) {
   Runner runner(builtin_backends(), runner_options);
   const AcceptCommand accept = accept_command_for(options, selection);
 
+  // Cases left out by label are not in the counts: say so, so a summary never looks complete when
+  // it is not (stderr: the JSON and JUnit reports stay as they are).
+  if (selection.excluded_by_label != 0)
+    std::cerr << "fprev-golden " << (update ? "update" : "check") << ": " << selection.excluded_by_label
+              << (selection.excluded_by_label == 1 ? " case" : " cases")
+              << " left out by --exclude-label, not counted below\n";
   reporter->run_started({update ? "update" : "check", strict, selection.cases.size()});
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < selection.cases.size(); ++k) {
