@@ -98,6 +98,10 @@ struct RevealStats {
   std::size_t value_classes = 0;    // groups of elements with equal outputs on random inputs
   std::size_t class_splits = 0;     // classes split because their elements disagreed on a probe
   std::size_t element_checks = 0;   // (element, probe) answers compared with the element's class tree
+  // FPRev's sub-problems guessed from a sibling's shape and proven by the guess's proof probes, and
+  // guesses whose proof failed (those were revealed as usual). See src/engine/sibling_guess.hpp.
+  std::size_t guesses_proven = 0;
+  std::size_t guesses_failed = 0;
   // Fused nodes: inputs evaluated to tell a fixed fused step from a value-dependent order.
   std::size_t fused_node_tests = 0;
   // confirm() (fprev/confirm.hpp): the known tree or map was confirmed by its proof probes, with no
@@ -151,6 +155,11 @@ struct RevealOptions {
   std::size_t determinism_inputs = 4; // distinct random inputs (batched when the target allows)
   std::size_t verify_probes = 64;     // random l(i,j) checked against the finished tree (0: off)
   std::size_t verify_inputs = 8;      // random inputs reproduced by simulation (binary trees)
+  // FPRev guesses a sub-problem as large as the subtree built so far to have that subtree's shape
+  // (lanes, blocks and pairwise sums repeat themselves) and proves the guess with |J| - 1 probes
+  // instead of revealing it; a failed proof falls back to the reveal. The tree is the same either
+  // way, only the probe count changes (about 2n instead of n log n for a pairwise sum).
+  bool guess_siblings = true;
   std::function<void(const Progress&)> on_progress;  // called now and then; may be empty
   // Probe streams: independent probes of a single-output target (every l(i,j) of a wave) are
   // measured on `streams` targets at once, each on its own thread with its own buffers: the

@@ -25,6 +25,9 @@ class RevealAlgorithm {
   // The tree, once done().
   virtual Tree finish() = 0;
   virtual std::size_t leaves_placed() const { return 0; }
+  // Subtrees guessed from a sibling and proven, and guesses that failed (sibling_guess.hpp).
+  virtual std::size_t guesses_proven() const { return 0; }
+  virtual std::size_t guesses_failed() const { return 0; }
 };
 
 // Xie et al., USENIX ATC 2025 Alg. 4 (+ Alg. 5 when the counts exceed the exact range).
@@ -38,7 +41,8 @@ std::unique_ptr<RevealAlgorithm> make_basic(std::size_t n, const MaskScheme& sch
 bool uses_low_range_mode(std::size_t n, const MaskScheme& scheme);
 
 // Runs `algorithm` to the end on a single-output target, each wave batched by the session.
-Tree run_waves(ProbeSession& session, RevealAlgorithm& algorithm);
+// Adds the algorithm's guesses to `stats`.
+Tree run_waves(ProbeSession& session, RevealAlgorithm& algorithm, RevealStats& stats);
 
 Tree run_naive(ProbeSession& session, std::uint64_t seed);   // Xie et al., USENIX ATC 2025 Sec. 3.3, n <= 8
 

@@ -20,10 +20,12 @@
 #include <random>
 #include <span>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "algorithms.hpp"
 #include "probe_session.hpp"
+#include "sibling_guess.hpp"
 
 namespace fprev::detail {
 namespace {
@@ -55,6 +57,10 @@ struct Frame {
   std::uint32_t pending = 0;          // children not yet done
   NodeId root = kNoNode;              // result
   std::uint32_t max_l = 0;            // result: largest l of the frame (Alg. 4's n_leaves of T_c)
+  // A guessed frame (sibling_guess.hpp): its probes are the guess's proof, not l(i, j) for every j;
+  // a failed proof turns it into an ordinary frame.
+  Shape guess;
+  std::vector<std::uint32_t> expected;  // the l each proof probe must measure
 };
 
 constexpr std::uint32_t kPeeledSlot = std::numeric_limits<std::uint32_t>::max();
@@ -68,7 +74,9 @@ class FprevBuilder final : public RevealAlgorithm {
         rng_(options.seed),
         n_(static_cast<std::uint32_t>(n)),
         builder_(n),
-        restricted_(uses_low_range_mode(n, scheme)) {
+        restricted_(uses_low_range_mode(n, scheme)),
+        // Proofs read whole l(i,j) with every leaf active: not beyond the exact counting range.
+        guess_siblings_(options.guess_siblings && !restricted_) {
     if (n_ >= 2) {
       std::vector<std::uint32_t> all(n_);
       for (std::uint32_t k = 0; k < n_; ++k) all[k] = k;
@@ -78,6 +86,8 @@ class FprevBuilder final : public RevealAlgorithm {
 
   bool done() const override { return waiting_.empty() && wave_.empty(); }
   std::size_t leaves_placed() const override { return placed_; }
+  std::size_t guesses_proven() const override { return guesses_proven_; }
+  std::size_t guesses_failed() const override { return guesses_failed_; }
 
   std::span<const ProbeRequest> wave() override {
     if (wave_.empty() && !waiting_.empty()) build_wave();
@@ -89,8 +99,12 @@ class FprevBuilder final : public RevealAlgorithm {
       fail(Finding::inconsistent_structure, "internal: a wave was answered with the wrong count");
     std::size_t offset = 0;
     for (std::uint32_t id : wave_) {
-      const std::size_t count = frames_[id].leaves.size() - 1;
-      expand(id, results.subspan(offset, count));
+      const bool guessed = !frames_[id].guess.tokens.empty();
+      const std::size_t count = guessed ? frames_[id].expected.size() : frames_[id].leaves.size() - 1;
+      if (guessed)
+        check_guess(id, results.subspan(offset, count));
+      else
+        expand(id, results.subspan(offset, count));
       offset += count;
     }
     wave_.clear();
@@ -157,9 +171,80 @@ class FprevBuilder final : public RevealAlgorithm {
         background = &backgrounds_.back();
       }
       const std::uint32_t active = active_count(f);
+      if (!f.guess.tokens.empty()) {
+        add_proof_requests(id, background, active);
+        continue;
+      }
       for (std::uint32_t j : f.leaves)
         if (j != f.i) requests_.push_back({f.i, j, background, active});
     }
+  }
+
+  // The proof of a guessed frame. +M goes on the smaller leaf of every other pair and on the larger
+  // of the rest, as confirm() does, so an arithmetic that treats +M and -M unlike shows either way.
+  void add_proof_requests(std::uint32_t id, const Background* background, std::uint32_t active) {
+    ShapeProof proof = shape_proof(frames_[id].guess);
+    for (std::size_t k = 0; k < proof.pairs.size(); ++k) {
+      const auto [a, b] = proof.pairs[k];
+      requests_.push_back(k % 2 == 0 ? ProbeRequest{a, b, background, active}
+                                     : ProbeRequest{b, a, background, active});
+    }
+    frames_[id].expected = std::move(proof.expected);
+  }
+
+  // A proven guess is the frame's subtree (a complete one); any other answer sends the frame to the
+  // next wave as an ordinary Alg. 4 sub-problem, which validates whatever the target does.
+  void check_guess(std::uint32_t id, std::span<const Measurement> results) {
+    Frame& f = frames_[id];
+    bool proven = true;
+    for (std::size_t k = 0; k < results.size() && proven; ++k)
+      proven = !results[k].saturated && results[k].l == f.expected[k];
+    f.expected = {};
+    if (!proven) {
+      f.guess = {};
+      ++guesses_failed_;
+      waiting_.push_back(id);
+      return;
+    }
+    f.root = build_shape(f.guess, builder_);
+    f.max_l = f.size;
+    f.guess = {};
+    f.leaves = {};
+    placed_ += f.size;
+    ++guesses_proven_;
+    done_.push_back(id);
+  }
+
+  // Guesses for the groups of a frame, in ascending l. A group takes the shape of the last guessed
+  // group of its size (blocks added one after another: (((B0 B1) B2) B3)), else of r when it is as
+  // large (lanes or halves combined pairwise). r starts as the pivot; single leaves and guessed
+  // groups join it as siblings; after a group Alg. 4 must reveal, r's shape is unknown until then
+  // and only earlier groups serve as models.
+  std::vector<Shape> plan_guesses(std::uint32_t i, const std::vector<std::vector<std::uint32_t>>& members) const {
+    std::vector<Shape> guesses(members.size());
+    std::unordered_map<std::uint32_t, std::size_t> last_of_size;  // leaves -> guessed group
+    Shape r = Shape::leaf(i);
+    bool r_known = true;
+    for (std::size_t g = 0; g < members.size(); ++g) {
+      const auto size = static_cast<std::uint32_t>(members[g].size());
+      if (size == 1) {
+        if (r_known) r.pair_with(Shape::leaf(members[g].front()));
+        continue;
+      }
+      const auto model = last_of_size.find(size);
+      if (model != last_of_size.end())
+        guesses[g] = move_shape(guesses[model->second], members[g]);
+      else if (r_known && r.leaves == size)
+        guesses[g] = move_shape(r, members[g]);
+      if (guesses[g].tokens.empty()) {
+        r_known = false;
+        r = {};
+        continue;
+      }
+      last_of_size[size] = g;
+      if (r_known) r.pair_with(guesses[g]);
+    }
+    return guesses;
   }
 
   [[noreturn]] void structure_error(const Frame& f, std::uint32_t j, std::uint32_t l,
@@ -251,6 +336,8 @@ class FprevBuilder final : public RevealAlgorithm {
     if (size_r != f.size)
       structure_error(f, f.i, size_r, "the groups do not cover the sub-problem");
 
+    std::vector<Shape> guesses;
+    if (guess_siblings_ && saturated.empty()) guesses = plan_guesses(i, members);
     Frame& frame = frames_[id];
     frame.groups = std::move(groups);
     frame.pending = static_cast<std::uint32_t>(frame.groups.size());
@@ -279,6 +366,7 @@ class FprevBuilder final : public RevealAlgorithm {
       const std::uint32_t outer = restricted_ ? size + 1 : l;
       const std::uint32_t child =
           new_frame(std::move(members[g]), rep, outer, id, static_cast<std::uint32_t>(g));
+      if (!guesses.empty() && !guesses[g].tokens.empty()) frames_[child].guess = std::move(guesses[g]);
       frames_[id].groups[g].child = child;
     }
     if (frames_[id].pending == 0) combine(id);
@@ -331,6 +419,8 @@ class FprevBuilder final : public RevealAlgorithm {
   std::uint32_t n_;
   TreeBuilder builder_;
   bool restricted_;
+  bool guess_siblings_;
+  std::size_t guesses_proven_ = 0, guesses_failed_ = 0;
   std::vector<Frame> frames_;
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> done_;
@@ -358,7 +448,7 @@ std::unique_ptr<RevealAlgorithm> make_fprev(std::size_t n, const MaskScheme& sch
 
 namespace fprev::detail {
 
-Tree run_waves(ProbeSession& session, RevealAlgorithm& algorithm) {
+Tree run_waves(ProbeSession& session, RevealAlgorithm& algorithm, RevealStats& stats) {
   std::vector<Measurement> results;
   while (!algorithm.done()) {
     const std::span<const ProbeRequest> wave = algorithm.wave();
@@ -367,6 +457,8 @@ Tree run_waves(ProbeSession& session, RevealAlgorithm& algorithm) {
     algorithm.accept(results);
     session.report_progress(algorithm.leaves_placed());
   }
+  stats.guesses_proven += algorithm.guesses_proven();
+  stats.guesses_failed += algorithm.guesses_failed();
   return algorithm.finish();
 }
 

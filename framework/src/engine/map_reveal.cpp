@@ -154,6 +154,8 @@ bool MapRevealer::advance_classes() {
     if (!c.alive || !c.algorithm) continue;
     for (;;) {
       if (c.algorithm->done()) {
+        stats_.guesses_proven += c.algorithm->guesses_proven();
+        stats_.guesses_failed += c.algorithm->guesses_failed();
         c.tree = c.algorithm->finish();
         c.algorithm.reset();
         break;

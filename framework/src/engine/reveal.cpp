@@ -104,11 +104,11 @@ Tree reveal_single(ProbeSession& session, const RevealOptions& options, RevealSt
     case Algorithm::fprev: {
       stats.low_range_mode = uses_low_range_mode(n, session.scheme());
       const auto algorithm = make_fprev(n, session.scheme(), session.all_active(), options);
-      return run_waves(session, *algorithm);
+      return run_waves(session, *algorithm, stats);
     }
     case Algorithm::basic: {
       const auto algorithm = make_basic(n, session.scheme(), session.all_active());
-      return run_waves(session, *algorithm);
+      return run_waves(session, *algorithm, stats);
     }
     case Algorithm::naive:
       return run_naive(session, options.seed);

@@ -122,7 +122,9 @@ class ConfirmGate : public ::testing::Test {
   fs::path root_;
 };
 
-TEST_F(ConfirmGate, AnUnchangedGoldenIsConfirmedWithAThirdOfTheProbes) {
+// n - 1 probes; a third of FPRev's Alg. 4 is asserted in confirm_test.cpp. The update's reveal
+// guesses the pairwise halves from each other (about 2n probes), and confirm is still cheaper.
+TEST_F(ConfirmGate, AnUnchangedGoldenIsConfirmedWithFewerProbesThanAReveal) {
   const auto recorded = run("pairwise", true);
   ASSERT_EQ(recorded.status, CaseStatus::created) << recorded.message;
   EXPECT_FALSE(recorded.stats.confirmed);  // update always reveals
@@ -131,7 +133,7 @@ TEST_F(ConfirmGate, AnUnchangedGoldenIsConfirmedWithAThirdOfTheProbes) {
   EXPECT_TRUE(checked.stats.confirmed);
   EXPECT_EQ(checked.stats.probes, kLeaves - 1);
   EXPECT_EQ(checked.stats.confirm_probes, kLeaves - 1);
-  EXPECT_LE(3 * checked.stats.probes, recorded.stats.probes)
+  EXPECT_LT(checked.stats.probes, recorded.stats.probes)
       << "confirm " << checked.stats.probes << " probes, reveal " << recorded.stats.probes;
   ASSERT_TRUE(checked.revealed_tree());
   EXPECT_EQ(*checked.revealed_tree(), fprev::balanced_tree(kLeaves));
