@@ -16,9 +16,12 @@ struct ValueRecord {
   std::vector<double> outputs;
 };
 
-// Single-output targets: repeated random inputs; grid targets: every element of repeated calls.
-// Returns the inputs and outputs, for check_unchanged after the reveal.
+// Single-output targets: repeated random inputs; grid targets: every element of repeated calls,
+// the first of grid_value_inputs() on every row. Returns the inputs and outputs, for
+// check_unchanged after the reveal (and, on a grid, as the order map's first value partition).
 ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options);
+// The random inputs a grid target's order map is first partitioned by (each on every row of a call).
+RandomInputs grid_value_inputs(const TargetInfo& info, const RevealOptions& options);
 // Evaluates the recorded inputs again: an output that differs now means the order changed between
 // calls (batch_inconsistent), something no run-to-run comparison of back-to-back calls can see.
 void check_unchanged(ProbeSession& session, const ValueRecord& record);

@@ -102,28 +102,37 @@ std::string record_output_name(const TargetInfo& info, std::size_t distinct, std
 }  // namespace
 
 
+RandomInputs grid_value_inputs(const TargetInfo& info, const RevealOptions& options) {
+  return make_random_inputs(info, std::max<std::size_t>(1, options.determinism_inputs), options.seed ^ 0x5169,
+                            10);
+}
+
 ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options) {
-  const std::size_t rows = std::max<std::size_t>(1, options.determinism_inputs);
-  const std::size_t run_count = std::max<std::size_t>(2, options.determinism_runs);
   const TargetInfo& info = session.info();
   ValueRecord record;
-  record.distinct = rows;
-  const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0xd37e, 10);
-  record.b = inputs.b;
+  std::size_t run_count = std::max<std::size_t>(2, options.determinism_runs);
   if (!info.is_grid()) {
+    const std::size_t rows = std::max<std::size_t>(1, options.determinism_inputs);
+    const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0xd37e, 10);
+    record.distinct = rows;
     record.inputs = rows;
     record.a = inputs.a;
+    record.b = inputs.b;
   } else {
-    // Grid targets: the inputs repeat over the rows, and every element is compared run to run.
+    // Grid targets: one input on every row, every element compared run to run (and the elements
+    // with each other by the order map's partition, which starts from these outputs).
+    run_count = std::max<std::size_t>(2, options.grid_determinism_runs);
+    const RandomInputs inputs = grid_value_inputs(info, options);
     const std::size_t lines = session.lines(Placement::rows), n = info.n;
+    record.distinct = 1;
     record.inputs = lines;
+    record.b = inputs.b;
     record.a.resize(lines * n);
     for (std::size_t r = 0; r < lines; ++r)
-      std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>((r % rows) * n), n,
-                  record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
+      std::copy_n(inputs.a.begin(), n, record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
   }
   record.outputs = compare_runs(run_count, [&] { return evaluate_record(session, record); },
-                                [&](std::size_t d) { return record_output_name(info, rows, d); });
+                                [&](std::size_t d) { return record_output_name(info, record.distinct, d); });
   return record;
 }
 

@@ -59,6 +59,9 @@ class MapRevealer {
   bool check_elements(bool fix);
   // Starts from a known map instead of revealing (verify() of a golden map).
   void assume(const OrderMap& map);
+  // The outputs of the first value partition input (grid_value_inputs() input 0 on every row),
+  // measured by the determinism check; `outputs` must outlive reveal().
+  void use_first_partition(const std::vector<double>& outputs) { first_outputs_ = &outputs; }
 
   OrderMap map() const;
   // The class tree of every element, row-major, and the trees themselves (for value checks).
@@ -137,6 +140,7 @@ class MapRevealer {
   std::vector<Measurement> grid_;  // the last call's measurements
   std::size_t fixes_ = 0;          // splits or fresh reveals caused by the per-element checks
   bool partitioned_ = false;
+  const std::vector<double>* first_outputs_ = nullptr;
 };
 
 }  // namespace fprev::detail

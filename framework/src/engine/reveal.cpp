@@ -150,11 +150,13 @@ OrderMap reveal_grid_naive(ProbeSession& session, const RevealOptions& options) 
   return map_of_elements(info.grid, element_class, std::move(trees));
 }
 
-OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, RevealStats& stats) {
+OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const ValueRecord& determinism,
+                     RevealStats& stats) {
   if (options.algorithm == Algorithm::naive) return reveal_grid_naive(session, options);
   stats.low_range_mode =
       options.algorithm == Algorithm::fprev && uses_low_range_mode(session.leaves(), session.scheme());
   MapRevealer revealer(session, options, stats);
+  revealer.use_first_partition(determinism.outputs);
   do {
     revealer.reveal();
   } while (!revealer.check_elements(true));
@@ -179,7 +181,7 @@ RevealResult reveal(Target& target, const RevealOptions& options) {
   ProbeSession session(target, result.scheme, options, result.stats);
   const ValueRecord before = check_determinism(session, options);
   if (target.info().is_grid()) {
-    result.map = reveal_grid(session, options, result.stats);
+    result.map = reveal_grid(session, options, before, result.stats);
     if (result.map.single_class()) result.tree = result.map.classes.front().tree;
   } else {
     result.tree = reveal_single(session, options, result.stats);

@@ -178,6 +178,41 @@ TEST(OrderMap, ClassesShareTargetCalls) {
       << one.stats.target_calls << " calls for one class, " << two.stats.target_calls << " for two";
 }
 
+// Determinism on a grid: one input on every row, two calls, whose outputs are also the first of the
+// four value inputs: 2 + 3 value calls, then the simulation and the final one.
+TEST(OrderMap, DeterminismSharesItsCallsWithTheValueClasses) {
+  GridOracleTarget target({12, 9}, {lanes_tree(64, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; });
+  reveal_grid(target);
+  EXPECT_EQ(target.value_calls, 2u + 3u + 1u + 1u);
+}
+
+// A grid whose element (3, 4) answers the same input differently in the second call.
+class FlakyGrid : public Target {
+ public:
+  FlakyGrid() : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }) {}
+  const TargetInfo& info() const override { return oracle_.info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+    if (++value_calls_ == 2) outputs[3 * 5 + 4] = std::nextafter(outputs[3 * 5 + 4], 1e300);
+  }
+
+ private:
+  GridOracleTarget oracle_;
+  std::size_t value_calls_ = 0;
+};
+
+TEST(OrderMap, AGridThatChangesItsAnswerToTheSameInputIsNondeterministic) {
+  FlakyGrid target;
+  try {
+    reveal(target);
+    FAIL() << "a map was returned for a non-deterministic grid";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::nondeterministic) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(3, 4)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OrderMap, AnOrderThatChangesBetweenCallsIsBatchInconsistent) {
   const std::vector<Tree> trees = {left_deep_tree(20), right_deep_tree(20)};
   GridOracleTarget target({8, 8}, trees, [](std::size_t, std::size_t) { return std::size_t{0}; });
