@@ -6,6 +6,8 @@
 //   total_s      the whole reveal (determinism check, probes, verification)
 //   target_calls, probes, streams
 //   paper_s      the published figure for the same case, where there is one
+//   guesses      FPRev's sub-problems guessed from a sibling and proven (the *_alg4 runs turn the
+//                guesses off: FPRev's Alg. 4 as published, for comparison)
 // ddot 10^6 (about 3 million calls of a million products: tens of minutes on two cores) runs only
 // when FPREV_BENCH_LONG=1 is set, and once.
 #include <cstdlib>
@@ -17,7 +19,7 @@
 namespace {
 
 void reveal_with_streams(benchmark::State& state, const fprev::Params& case_params, std::size_t streams,
-                         double paper_seconds) {
+                         double paper_seconds, bool guesses = true) {
   const fprev::BackendInstance* instance = fprev_bench::openblas();
   if (instance == nullptr) {
     state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
@@ -26,6 +28,7 @@ void reveal_with_streams(benchmark::State& state, const fprev::Params& case_para
   const fprev::Params resolved = fprev::resolve_params(instance->case_params(), case_params, "benchmark");
   const std::unique_ptr<fprev::Target> target = instance->make_target(resolved);
   fprev::RevealOptions options;
+  options.guess_siblings = guesses;
   fprev::use_probe_streams(options, streams, *instance, resolved);
   std::optional<fprev::RevealResult> result;
   for (auto _ : state) {
@@ -39,6 +42,7 @@ void reveal_with_streams(benchmark::State& state, const fprev::Params& case_para
   state.counters["target_calls"] = static_cast<double>(s.target_calls);
   state.counters["probes"] = static_cast<double>(s.probes);
   state.counters["streams"] = static_cast<double>(s.streams);
+  state.counters["guesses"] = static_cast<double>(s.guesses_proven);
   if (paper_seconds > 0) state.counters["paper_s"] = paper_seconds;
 }
 
@@ -48,8 +52,10 @@ const fprev::Params kSgemm512{{"op", "gemm"}, {"m", "512"}, {"n", "512"}, {"k", 
 const fprev::Params kSgemm1024{{"op", "gemm"}, {"m", "1024"}, {"n", "1024"}, {"k", "1024"}};
 const fprev::Params kDdot1m{{"op", "dot"}, {"dtype", "float64"}, {"n", "1000000"}};
 
+BENCHMARK_CAPTURE(reveal_with_streams, sdot_16384_alg4, kSdot16k, 1, 0.32, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_with_streams, sdot_16384_serial, kSdot16k, 1, 0.32)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_with_streams, sdot_16384_streams, kSdot16k, 0, 0.32)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(reveal_with_streams, sdot_65536_alg4, kSdot64k, 1, 3.4, false)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_with_streams, sdot_65536_serial, kSdot64k, 1, 3.4)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_with_streams, sdot_65536_streams, kSdot64k, 0, 3.4)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_with_streams, sgemm_512, kSgemm512, 0, 1.3)->Unit(benchmark::kMillisecond);

@@ -156,9 +156,14 @@ void MatrixTarget<T>::read_outputs(std::span<double> outputs) const {
     outputs[0] = static_cast<double>(c_[0]);
     return;
   }
-  for (std::size_t r = 0; r < rows_; ++r)
-    for (std::size_t c = 0; c < columns_; ++c)
-      outputs[r * columns_ + c] = static_cast<double>(c_[r + c * rows_]);
+  // C is column-major, the outputs row-major: a transpose, in tiles to stay in cache.
+  constexpr std::size_t kTile = 32;
+  for (std::size_t r0 = 0; r0 < rows_; r0 += kTile)
+    for (std::size_t c0 = 0; c0 < columns_; c0 += kTile) {
+      const std::size_t r1 = std::min(rows_, r0 + kTile), c1 = std::min(columns_, c0 + kTile);
+      for (std::size_t c = c0; c < c1; ++c)
+        for (std::size_t r = r0; r < r1; ++r) outputs[r * columns_ + c] = static_cast<double>(c_[r + c * rows_]);
+    }
 }
 
 template <class T>

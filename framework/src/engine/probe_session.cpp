@@ -273,24 +273,24 @@ void ProbeSession::measure_grid(Placement placement, std::span<const ProbeReques
   check_budget();
   out.assign(rows * columns, Measurement{0, true});
   // Decode every element of the used lines; equal raw outputs on one line share a decode (the
-  // validation is a function of the raw value and the line's request).
+  // validation is a function of the raw value and the line's request). The grid is walked in
+  // memory order, each line keeping its last decode (a column walk would stride through it).
   const bool by_rows = placement == Placement::rows;
-  for (std::size_t line = 0; line < lines.size(); ++line) {
-    const ProbeRequest& request = lines[line];
-    const std::size_t count = by_rows ? columns : rows;
-    double last_raw = 0.0;
-    Measurement last{0, true};
-    bool have_last = false;
-    for (std::size_t k = 0; k < count; ++k) {
-      const std::size_t r = by_rows ? line : k, c = by_rows ? k : line;
+  last_decodes_.assign(lines.size(), LastDecode{});
+  const std::size_t used_rows = by_rows ? lines.size() : rows;
+  const std::size_t used_columns = by_rows ? columns : lines.size();
+  for (std::size_t r = 0; r < used_rows; ++r) {
+    for (std::size_t c = 0; c < used_columns; ++c) {
+      const std::size_t line = by_rows ? r : c;
+      LastDecode& last = last_decodes_[line];
       const double raw = outputs_[r * columns + c];
-      if (!have_last || std::memcmp(&raw, &last_raw, sizeof raw) != 0) {
+      if (!last.valid || std::memcmp(&raw, &last.raw, sizeof raw) != 0) {
         const GridElement element{r, c};
-        last = decode(request, raw, &element);
-        last_raw = raw;
-        have_last = true;
+        last.value = decode(lines[line], raw, &element);
+        last.raw = raw;
+        last.valid = true;
       }
-      out[r * columns + c] = last;
+      out[r * columns + c] = last.value;
     }
   }
 }

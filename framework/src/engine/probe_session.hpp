@@ -130,6 +130,12 @@ class ProbeSession {
   std::vector<Probe> probes_;
   std::vector<const Background*> backgrounds_;
   std::vector<double> outputs_;
+  struct LastDecode {  // measure_grid: a line's last raw output and its decode
+    double raw = 0.0;
+    Measurement value{0, true};
+    bool valid = false;
+  };
+  std::vector<LastDecode> last_decodes_;
 };
 
 // A double with all its digits ("0.25000000000000006").
