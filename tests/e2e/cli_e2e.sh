@@ -204,13 +204,17 @@ run 1 "update into a golden path that cannot be created" -- "$FG" update --golde
 expect_in "fprev-golden update: error:" out.txt "a golden write error is reported by the handler"
 # (Not meaningful under AddressSanitizer, which cannot start under a virtual-memory limit; the
 # sanitizer run of scripts/test-all runs the unit tests only.)
-(ulimit -v 4000000; "$FG" reveal --backend reference --order sequential --n 1073741824) >out.txt 2>&1
+(ulimit -v 1000000; "$FG" reveal --backend reference --order sequential --n 268435456) >out.txt 2>&1
 expect_status 3 $? "out of memory is an internal error"
 expect_in "fprev-golden reveal: error: out of memory" out.txt "out of memory is reported as such"
 mkdir bad && printf 'suite: bad\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: sideways\n    n: 8\n' >bad/bad.yaml
 run 2 "an invalid suite" -- "$FG" list bad
 expect_in "fprev-golden list: error: the suites are invalid (1 problem):" out.txt "the handler's line for an invalid suite"
 expect_in "bad/bad.yaml:7:12: error:" out.txt "each problem on a file:line:col line"
+mkdir huge && printf 'suite: huge\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: sequential\n    n: 1073741824\n' >huge/huge.yaml
+run 2 "a size no reveal can finish, refused when the suite is read" -- "$FG" list huge
+expect_in "huge/huge.yaml:8:8: error:" out.txt "the refusal names the line of n"
+expect_in "too large to reveal: at least 1073741823 probes" out.txt "and says the floor of the cost"
 CI=true "$FG" update >out.txt 2>&1
 expect_status 2 $? "update refuses under CI"
 expect_in "fprev-golden update: error: refusing to re-baseline" out.txt "the refusal goes through the handler"

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "fprev/cost_estimate.hpp"
+
 namespace fprev::blas {
 namespace {
 
@@ -133,6 +135,15 @@ BlasCase parse_case(const Params& resolved) {
   // A, B (or x), C (or y), and the staged inputs (one per row or column).
   const std::int64_t elements =
       rows * reduction + reduction * cols + rows * cols + std::max(rows, cols) * leaves;
+  // First the time (the more telling refusal), then the memory. Every call multiplies the whole
+  // operands: rows x reduction x columns multiply-adds.
+  const double operations =
+      static_cast<double>(rows) * static_cast<double>(reduction) * static_cast<double>(cols);
+  const std::string absurd = absurd_size_message(c.leaves(), std::max(c.rows, c.columns), operations);
+  if (!absurd.empty()) {
+    const char* size_key = c.op == Op::gemm ? "k" : (c.op == Op::gemv && c.trans_a == 'T' ? "m" : "n");
+    throw ConfigError(size_key, "blas case " + absurd);
+  }
   if (elements > kMaxBytes / element)
     throw ConfigError("", "blas case too large: its buffers would take " +
                               std::to_string(elements * element >> 20) + " MiB (limit 8 GiB)");

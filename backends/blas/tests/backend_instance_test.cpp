@@ -201,6 +201,18 @@ TEST(BlasCases, RejectsParametersThatDoNotFitTheOp) {
   EXPECT_THROW(resolved(*instance, {{"op", "axpy"}, {"n", "1"}}), ConfigError);
 }
 
+// A size no reveal can finish is refused when the suite is read, with the floor of its cost: ddot
+// of 10^9 needs at least 10^9 - 1 calls of 10^9 multiply-adds, 12 days even at 10^12 a second.
+TEST(BlasCases, SizesNoRevealCanFinishAreRefusedWithTheirFloor) {
+  const auto instance = open_blas("openblas");
+  expect_config_error(*instance, {{"op", "dot"}, {"n", "1000000000"}, {"dtype", "float64"}}, "n",
+                      "too large to reveal: at least 999999999 probes in 1e+09 calls of 1e+09 "
+                      "multiply-adds each, over 12 days");
+  EXPECT_NO_THROW(instance->validate_case(resolved(*instance, {{"op", "dot"}, {"n", "1000000"}, {"dtype", "float64"}})));
+  // 3 x 10^8: 10^17 multiply-adds, a day at the fastest: the run-time estimate decides.
+  EXPECT_NO_THROW(instance->validate_case(resolved(*instance, {{"op", "dot"}, {"n", "300000000"}})));
+}
+
 TEST(BlasCases, OpsTheLibraryLacksAreRefusedNamingTheSymbol) {
   const auto toy = open_blas(testing::toy_library());
   EXPECT_NO_THROW(toy->validate_case(resolved(*toy, {{"op", "dot"}, {"n", "4"}})));

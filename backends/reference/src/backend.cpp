@@ -94,6 +94,11 @@ class ReferenceBackend final : public Backend {
     return "plain C++ kernels with known accumulation orders (ground truth)";
   }
   std::vector<ParamSpec> instance_params() const override { return {}; }
+  // The same checks as the instance's, when the suite is read (a size no reveal can finish, a
+  // lane count out of range), so they name the suite's line.
+  void validate_case(const Params& case_params) const override {
+    reference::validate_spec(spec_from_params(case_params));
+  }
   std::unique_ptr<BackendInstance> open(const Params& instance_params) const override {
     resolve_params({}, instance_params, "reference backend");  // rejects any parameter
     return std::make_unique<ReferenceInstance>();

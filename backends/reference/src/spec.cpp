@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fprev/backends/reference.hpp"
+#include "fprev/cost_estimate.hpp"
 
 namespace fprev::reference {
 
@@ -77,6 +78,8 @@ void validate_spec(const ReferenceSpec& spec) {
   if (spec.n < 1 || spec.n > (std::size_t{1} << 30))
     throw ConfigError("n", where + "n must be between 1 and 1073741824, got " +
                                std::to_string(spec.n));
+  if (const std::string absurd = absurd_size_message(spec.n, 1, static_cast<double>(spec.n)); !absurd.empty())
+    throw ConfigError("n", where + absurd);
   if (spec.lanes < 1 || spec.lanes > (std::size_t{1} << 20))
     throw ConfigError("lanes", where + "lanes must be between 1 and 1048576, got " +
                                    std::to_string(spec.lanes));

@@ -48,7 +48,20 @@ struct CostEstimate {
 // (when a worker factory is set: the streams the reveal could use).
 CostEstimate estimate_cost(Target& target, const RevealOptions& options, std::size_t calls = 3);
 
-// "12 us", "850 ms", "42 s", "6.9 min", "3.2 h".
+// "12 us", "850 ms", "42 s", "6.9 min", "3.2 h", "12 days".
 std::string format_duration(double seconds);
+
+// Sizes no reveal can finish, refused when a suite is read (before any library is opened or timed).
+// The floor: FPRev's fewest probes (n - 1), `probes_per_call` to a call, each call at least
+// `operations_per_call` multiply-adds, at kFastestOperationsPerSecond (10^12: a whole server socket
+// at its peak, far above one library thread). A case whose floor exceeds kAbsurdRevealSeconds (a
+// week) is absurd; the estimate measured before a case runs (--max-estimate) handles the rest.
+inline constexpr double kFastestOperationsPerSecond = 1e12;
+inline constexpr double kAbsurdRevealSeconds = 7 * 24 * 3600.0;
+double reveal_time_floor(std::size_t n, std::size_t probes_per_call, double operations_per_call);
+// Empty when the floor is within kAbsurdRevealSeconds; else why the size is refused, e.g. "too
+// large to reveal: at least 999999999 probes in 999999999 calls of 1e+09 multiply-adds each, over
+// 12 days even at 10^12 multiply-adds per second (limit: a week)".
+std::string absurd_size_message(std::size_t n, std::size_t probes_per_call, double operations_per_call);
 
 }  // namespace fprev

@@ -43,8 +43,29 @@ std::string format_duration(double seconds) {
     os << std::lround(seconds) << " s";
   else if (seconds < 3600)
     os << seconds / 60 << " min";
-  else
+  else if (seconds < 48 * 3600)
     os << seconds / 3600 << " h";
+  else
+    os << std::llround(seconds / 86400) << " days";
+  return os.str();
+}
+
+double reveal_time_floor(std::size_t n, std::size_t probes_per_call, double operations_per_call) {
+  if (n < 2) return 0.0;
+  const double probes = static_cast<double>(n - 1);
+  const double calls = std::ceil(probes / static_cast<double>(std::max<std::size_t>(1, probes_per_call)));
+  return calls * operations_per_call / kFastestOperationsPerSecond;
+}
+
+std::string absurd_size_message(std::size_t n, std::size_t probes_per_call, double operations_per_call) {
+  const double floor = reveal_time_floor(n, probes_per_call, operations_per_call);
+  if (floor <= kAbsurdRevealSeconds) return "";
+  const double calls = std::ceil(static_cast<double>(n - 1) / static_cast<double>(std::max<std::size_t>(1, probes_per_call)));
+  std::ostringstream os;
+  os.precision(3);
+  os << "too large to reveal: at least " << n - 1 << " probes in " << calls << " calls of "
+     << operations_per_call << " multiply-adds each, over " << format_duration(floor)
+     << " even at 10^12 multiply-adds per second (limit: a week); use a smaller size";
   return os.str();
 }
 
