@@ -41,6 +41,8 @@ struct CostEstimate {
   // "about 2000000 probes (999999 to 10965784) x 412 us per call on 2 streams: about 6.9 min
   // (3.4 min to 38 min)"
   std::string describe() const;
+  // The same call time for another probe count (a confirmation's exact one, say).
+  void set_probes(const ProbeCountModel& model);
 };
 
 // Measures the call time as the fastest of `calls` (at least 2) probe calls, each as full as the

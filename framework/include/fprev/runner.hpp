@@ -134,7 +134,9 @@ class Runner {
   double budget_of(const SuiteCase& c) const;
   // Estimates the reveal's cost (result.estimate); false, with the status over_budget, when even
   // its fewest probes exceed max_estimated_seconds or the case's budget.
-  bool within_estimate(Target& target, const RevealOptions& options, CaseResult& result);
+  // `confirm_probes`: set when the case will confirm a golden tree with that many proof probes.
+  bool within_estimate(Target& target, const RevealOptions& options, std::optional<std::size_t> confirm_probes,
+                       CaseResult& result);
   // Keeps the pending result of a case that ran (Outcome revealed or finding) in step with its
   // status: written when it needs accepting, removed when it passes or update wrote its golden.
   void sync_pending(CaseResult& result, bool keep);

@@ -336,6 +336,7 @@ RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& optio
   if (!confirmable(info)) return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
   RevealStats stats;
   ProbeSession session(target, scheme, options, stats);
+  session.expect_probes(count_confirm_probes(tree));
   const ValueRecord before = check_determinism(session, options);
   measure_proof(session, tree, stats);
   check_fused_nodes(info, tree, single_runner(session), stats);

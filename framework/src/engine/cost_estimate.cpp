@@ -126,15 +126,20 @@ CostEstimate estimate_cost(Target& target, const RevealOptions& options, std::si
     fastest = k == 0 ? s : std::min(fastest, s);
   }
   e.seconds_per_call = fastest;
+  e.set_probes(e.probes);
+  return e;
+}
+
+void CostEstimate::set_probes(const ProbeCountModel& model) {
+  probes = model;
   const auto cost = [&](std::size_t probe_count) {
     const double target_calls =
-        std::ceil(static_cast<double>(probe_count) / static_cast<double>(e.probes_per_call));
-    return target_calls * e.seconds_per_call / static_cast<double>(e.streams);
+        std::ceil(static_cast<double>(probe_count) / static_cast<double>(probes_per_call));
+    return target_calls * seconds_per_call / static_cast<double>(streams);
   };
-  e.seconds_low = cost(e.probes.low);
-  e.seconds = cost(e.probes.expected);
-  e.seconds_high = cost(e.probes.high);
-  return e;
+  seconds_low = cost(probes.low);
+  seconds = cost(probes.expected);
+  seconds_high = cost(probes.high);
 }
 
 }  // namespace fprev

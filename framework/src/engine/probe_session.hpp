@@ -80,6 +80,9 @@ class ProbeSession {
   }
 
   void report_progress(std::size_t leaves_placed);
+  // The probes the progress line expects (the cost model's by default): a confirmation knows its
+  // count exactly.
+  void expect_probes(std::size_t probes) { probes_expected_ = probes; }
   // Throws RevealOverBudget once RevealOptions::max_seconds have passed since the session began.
   void check_budget() const;
 

@@ -196,17 +196,22 @@ double Runner::budget_of(const SuiteCase& c) const {
 
 // The cost estimate, before any probe: a case that cannot finish within the cap (or its budget) even
 // at the model's fewest probes is refused with the estimate, instead of running for hours.
-bool Runner::within_estimate(Target& target, const RevealOptions& options, CaseResult& result) {
+bool Runner::within_estimate(Target& target, const RevealOptions& options,
+                             std::optional<std::size_t> confirm_probes, CaseResult& result) {
   if (options_.max_estimated_seconds <= 0.0 && options.max_seconds <= 0.0) return true;
   // A reveal of a thousand calls or fewer is not worth calibrating (an MPI call launches ranks).
   const TargetInfo& info = target.info();
   const std::size_t per_call = info.is_grid() ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
   if (model_probe_count(info.n, options.algorithm).high / per_call <= kCallsWorthEstimating) return true;
   result.estimate = estimate_cost(target, options);
+  // An unchanged golden costs its proof, not a reveal (a reveal follows only when it fails).
+  if (confirm_probes) result.estimate->set_probes({*confirm_probes, *confirm_probes, *confirm_probes});
   const CostEstimate& e = *result.estimate;
   const auto refuse = [&](const std::string& limit) {
     result.status = CaseStatus::over_budget;
-    result.message = "refused before running: estimated " + e.describe() + ", which exceeds " + limit +
+    result.message = "refused before running: estimated " +
+                     std::string(confirm_probes ? "(confirming the golden) " : "") + e.describe() +
+                     ", which exceeds " + limit +
                      "; reduce the size, or raise the limit if the time is acceptable";
     return false;
   };
@@ -256,17 +261,21 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     use_probe_streams(reveal_options, options_.streams, *instance.instance, c.params);
     reveal_options.max_seconds = budget_of(c);
     result.budget_seconds = reveal_options.max_seconds;
-    // Refused before any probe when even the fewest probes a reveal can need (n - 1, what a
-    // confirmation of a binary tree takes) would not fit the cap or the budget.
-    if (!within_estimate(*target, reveal_options, result)) return Outcome::failed;
     // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
     // reveal; only when that fails does the reveal run, to show what the target does instead.
+    // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
+    const bool confirming = confirm_golden && options_.reveal.algorithm == Algorithm::fprev && result.golden &&
+                            !result.golden->is_finding() && confirmable(target->info());
+    std::optional<std::size_t> proof_probes;
+    if (confirming && result.golden->is_single_tree() && !target->info().is_grid())
+      proof_probes = count_confirm_probes(result.golden->tree());
+    // Refused before any probe when the work (the proof of the golden, or a reveal's fewest
+    // probes) would not fit the cap or the budget.
+    if (!within_estimate(*target, reveal_options, proof_probes, result)) return Outcome::failed;
     std::size_t confirm_probes = 0;
     std::optional<OrderMap> known;
     std::optional<Diagnostic> refuted;
-    // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
-    if (confirm_golden && options_.reveal.algorithm == Algorithm::fprev && result.golden &&
-        !result.golden->is_finding() && confirmable(target->info())) {
+    if (confirming) {
       known = result.golden->is_single_tree() ? OrderMap::uniform(target->info().grid, result.golden->tree())
                                               : result.golden->map;
       // Counted on every stream: a failed confirm() leaves no stats behind.

@@ -155,6 +155,24 @@ TEST_F(BudgetGate, AnAbsurdEstimateIsRefusedBeforeRunning) {
   EXPECT_EQ(result.estimate->probes.low, kLeaves - 1);
 }
 
+// With a golden to confirm, the estimate is the golden's proof (n - 1 probes for a binary tree),
+// not a reveal's expected 2n.
+TEST_F(BudgetGate, TheEstimateOfACheckIsTheGoldensProof) {
+  const fprev::Suite fast = suite(false);
+  ASSERT_EQ(fprev::Runner(registry(), options()).update(fast, fast.cases.at(0)).status, CaseStatus::created);
+  const fprev::Suite s = suite(true);
+  fprev::RunnerOptions o = options();
+  o.max_estimated_seconds = 1.0;
+  o.streams = 1;
+  const fprev::CaseResult result = fprev::Runner(registry(), o).check(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget);
+  EXPECT_NE(result.message.find("refused before running: estimated (confirming the golden) about 3999 probes x"),
+            std::string::npos)
+      << result.message;
+  ASSERT_TRUE(result.estimate);
+  EXPECT_EQ(result.estimate->probes.expected, kLeaves - 1);
+}
+
 TEST_F(BudgetGate, StreamsGiveTheSerialGolden) {
   const fprev::Suite s = suite(false);
   fprev::RunnerOptions serial = options();
