@@ -65,20 +65,33 @@ std::size_t Lab::add_factors(const std::vector<LeafValue>& a, double shared_b) {
 }
 
 void Lab::evaluate(std::span<const std::size_t> members) {
+  // The buffers are kept between batches, zero (a) and b_default (b) except at the few leaves an
+  // experiment sets, which are put back afterwards: thousands of experiments on a long reduction
+  // would otherwise each clear rows x n values.
   const std::size_t n = info_.n;
   const std::size_t rows = members.size();
-  std::vector<double> a(rows * n, 0.0);
+  if (a_.size() < rows * n) a_.assign(rows * n, 0.0);
   for (std::size_t r = 0; r < rows; ++r)
-    for (const LeafValue& v : pending_[members[r]].a) a[r * n + v.leaf] = v.value;
-  std::vector<double> b;
-  if (info_.traits.summand != SummandKind::plain) {
-    b.assign(n, pending_[members[0]].b_default);
-    for (const LeafValue& v : pending_[members[0]].b) b[v.leaf] = v.value;
+    for (const LeafValue& v : pending_[members[r]].a) a_[r * n + v.leaf] = v.value;
+  const Pending& first = pending_[members[0]];
+  const bool products = info_.traits.summand != SummandKind::plain;
+  if (products) {
+    if (b_.size() != n || b_default_ != first.b_default) {
+      b_.assign(n, first.b_default);
+      b_default_ = first.b_default;
+    }
+    for (const LeafValue& v : first.b) b_[v.leaf] = v.value;
   }
   std::vector<double> outputs;
   outputs.reserve(rows);
-  evaluate_rows(target_, rows, a, b, outputs, stats_);
-  for (std::size_t r = 0; r < rows; ++r) outputs_[first_pending_ + members[r]] = outputs[r];
+  evaluate_rows(target_, rows, std::span<const double>(a_.data(), rows * n),
+                products ? std::span<const double>(b_) : std::span<const double>(), outputs, stats_);
+  for (std::size_t r = 0; r < rows; ++r) {
+    outputs_[first_pending_ + members[r]] = outputs[r];
+    for (const LeafValue& v : pending_[members[r]].a) a_[r * n + v.leaf] = 0.0;
+  }
+  if (products)
+    for (const LeafValue& v : first.b) b_[v.leaf] = b_default_;
 }
 
 void Lab::run() {

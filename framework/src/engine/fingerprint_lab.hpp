@@ -50,6 +50,8 @@ class Lab {
   std::vector<Pending> pending_;
   std::size_t first_pending_ = 0;  // index of pending_[0]
   std::vector<double> outputs_;
+  std::vector<double> a_, b_;  // evaluate()'s inputs, kept between batches
+  double b_default_ = 1.0;
 };
 
 // Evaluates rows x n inputs with shared right factors `b`, in batches; appends the outputs.
