@@ -363,6 +363,12 @@ run 0 "update the labelled suite" -- "$FG" update --suites other/labelled.yaml
 run 0 "check --exclude-label long" -- "$FG" check --suites other/labelled.yaml --exclude-label long
 expect_in "1 passed, 0 failed, 0 skipped" out.txt "only the unlabelled case runs"
 expect_in "2 cases left out by --exclude-label, not counted below" out.txt "the left-out cases are said"
+json_ok check 0 "check --exclude-label --json" excluded_by_label=2 excluded_labels/0=long counts/passed=1 \
+  -- check --suites other/labelled.yaml --exclude-label long --json
+json_ok check 0 "check --json without --exclude-label" excluded_by_label=0 excluded_labels=[] counts/passed=3 \
+  -- check --suites other/labelled.yaml --json
+run 0 "check --exclude-label --html" -- "$FG" check --suites other/labelled.yaml --exclude-label long --html left-out.html
+expect_in "2 cases left out by --exclude-label long, not counted above" left-out.html "the HTML report says them too"
 run 2 "--exclude-label leaving nothing" -- "$FG" check --suites other/labelled.yaml --case '*pairwise*' --exclude-label long
 expect_in "no case matches the filters" out.txt "an empty selection is refused"
 

@@ -113,12 +113,13 @@ int run_gate(const GateOptions& options, bool update) {
   const AcceptCommand accept = accept_command_for(options, selection);
 
   // Cases left out by label are not in the counts: say so, so a summary never looks complete when
-  // it is not (stderr: the JSON and JUnit reports stay as they are).
+  // it is not (on stderr here; the JSON and HTML reports carry the count too).
   if (selection.excluded_by_label != 0)
     std::cerr << "fprev-golden " << (update ? "update" : "check") << ": " << selection.excluded_by_label
               << (selection.excluded_by_label == 1 ? " case" : " cases")
               << " left out by --exclude-label, not counted below\n";
-  reporter->run_started({update ? "update" : "check", strict, selection.cases.size()});
+  reporter->run_started({update ? "update" : "check", strict, selection.cases.size(), selection.excluded_by_label,
+                         options.selection.excluded_labels});
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < selection.cases.size(); ++k) {
     const SelectedCase& sc = selection.cases[k];

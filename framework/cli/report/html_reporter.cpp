@@ -117,6 +117,12 @@ class HtmlReporter final : public Reporter {
   void run_started(const RunInfo& info) override {
     command_ = info.command;
     strict_ = info.strict;
+    if (info.excluded_by_label != 0) {
+      std::string labels;
+      for (const std::string& label : info.excluded_labels) labels += (labels.empty() ? "" : ", ") + label;
+      left_out_ = std::to_string(info.excluded_by_label) + (info.excluded_by_label == 1 ? " case" : " cases") +
+                  " left out by --exclude-label " + labels + ", not counted above";
+    }
   }
 
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
@@ -145,6 +151,7 @@ class HtmlReporter final : public Reporter {
     page += "<h1>fprev-golden " + escape(command_) + "</h1>\n";
     page += "<p class=\"meta\" id=\"closing-line\">" + escape(closing_line(summary.counts)) +
             (strict_ ? " (strict mode: a missing golden fails)" : "") + "</p>\n";
+    if (!left_out_.empty()) page += "<p class=\"meta\" id=\"left-out\">" + escape(left_out_) + "</p>\n";
     page += "<p class=\"meta\">" + escape(utc_timestamp_now()) + ", fprev-golden " + escape(kToolVersion) + "</p>\n";
     page += summary_table(summary.results);
     page += sections(Category::failed, "Failures", "case");
@@ -212,6 +219,7 @@ class HtmlReporter final : public Reporter {
   std::size_t max_nodes_;
   std::string command_ = "check";
   bool strict_ = false;
+  std::string left_out_;  // the cases --exclude-label left out, when there are any
   std::vector<Entry> entries_;
 };
 

@@ -21,6 +21,8 @@ class JsonReporter final : public Reporter {
   void run_started(const RunInfo& info) override {
     command_ = info.command;
     strict_ = info.strict;
+    excluded_by_label_ = info.excluded_by_label;
+    excluded_labels_ = info.excluded_labels;
   }
 
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
@@ -49,6 +51,8 @@ class JsonReporter final : public Reporter {
     document["deleted_goldens"] = std::move(deleted);
     document["undeleted_goldens"] = std::move(kept);
     document["review_command"] = summary.review_command.empty() ? Json(nullptr) : Json(summary.review_command);
+    document["excluded_by_label"] = excluded_by_label_;
+    document["excluded_labels"] = excluded_labels_;
     write_json(out_, document);
   }
 
@@ -56,6 +60,8 @@ class JsonReporter final : public Reporter {
   std::ostream& out_;
   std::string command_;
   bool strict_ = false;
+  std::size_t excluded_by_label_ = 0;
+  std::vector<std::string> excluded_labels_;
   Json cases_ = Json::array();
 };
 

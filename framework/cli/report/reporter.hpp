@@ -21,6 +21,10 @@ struct RunInfo {
   std::string command;     // "check" or "update"
   bool strict = false;
   std::size_t case_count = 0;
+  // Cases that matched the filters but carry a label given to --exclude-label: not run, not in the
+  // counts, and said in every report so that no summary looks complete when it is not.
+  std::size_t excluded_by_label = 0;
+  std::vector<std::string> excluded_labels;
 };
 
 struct RunSummary {
