@@ -44,6 +44,10 @@ chmod +x "$tmp/mpirun"
 failures=0
 check() { if grep -qF -- "$1" "$out"; then echo "ok   - $2"; else echo "FAIL - $2"; failures=$((failures+1)); fi; }
 
+# A case of P ranks keeps P processes busy: its CTest test says so, and ctest -j counts them.
+"$FG" list --suite mpi --backend openmpi --case allreduce-float64-count1-ranks16 --cmake-tests fprev-golden >"$out" 2>&1
+check "PROCESSORS 16 " "the 16-rank case's CTest test takes 16 processors"
+
 FPREV_MPI_LIBRARY=$tmp/mpirun "$FG" check --no-pending "${cases[@]}" >"$out" 2>&1
 status=$?
 [ "$status" -eq 1 ] && echo "ok   - the gate fails with the candidate (exit 1)" || { echo "FAIL - exit $status, expected 1"; failures=$((failures+1)); }

@@ -117,6 +117,10 @@ class MpiBackend final : public Backend {
   // Suites validate without MPI installed: the case parameters do not depend on the library.
   std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
   void validate_case(const Params& params) const override { parse_case(params); }
+  // Every rank is a process that polls while it waits.
+  std::size_t processes(const Params& params) const override {
+    return static_cast<std::size_t>(parse_case(params).ranks);
+  }
 
   std::unique_ptr<BackendInstance> open(const Params& params) const override {
     Installation in;

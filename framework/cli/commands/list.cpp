@@ -13,6 +13,13 @@ namespace {
 
 std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
 
+std::size_t case_processes(const Suite& suite, const SuiteCase& c) {
+  for (const BackendInstanceSpec& spec : suite.backends)
+    if (spec.name == c.backend_instance)
+      if (const Backend* backend = builtin_backends().find(spec.use)) return backend->processes(c.params);
+  return 1;
+}
+
 // Literal text as a CMake regular expression (cmsys::RegularExpression syntax).
 std::string regex_literal(const std::string& text) {
   std::string out;
@@ -49,9 +56,13 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::string timeout;
     if (sc.c->max_seconds)
       timeout = " TIMEOUT " + std::to_string(static_cast<long>(*sc.c->max_seconds * 1.25) + 120);
+    // A case that keeps several processes busy (MPI ranks) says so, and CTest's -j counts them.
+    std::string processors;
+    if (const std::size_t count = case_processes(*sc.suite, *sc.c); count > 1)
+      processors = " PROCESSORS " + std::to_string(count);
     std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(labels)
-              << timeout << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << environment
-              << ")\n";
+              << timeout << processors << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons)
+              << environment << ")\n";
   }
 }
 

@@ -162,6 +162,9 @@ class Backend {
   // Static checks of a resolved case beyond the per-parameter rules (a parameter that does not
   // apply to the op, an impossible shape), done before anything runs. Throws ConfigError.
   virtual void validate_case(const Params& /*resolved_case_params*/) const {}
+  // The processes a case keeps busy while it runs (an MPI job: its ranks), for CTest's PROCESSORS
+  // property, so that `ctest -j N` does not run more of them side by side than there are cores.
+  virtual std::size_t processes(const Params& /*resolved_case_params*/) const { return 1; }
   // Opens an instance. Throws ConfigError for bad settings and BackendUnavailable (with the reason)
   // when it cannot run here (no GPU, library not found).
   virtual std::unique_ptr<BackendInstance> open(const Params& instance_params) const = 0;
