@@ -5,10 +5,13 @@
 // sub-problem of s leaves costs s - 1 probes, and the first one is all n leaves. How the rest splits
 // depends on the order being revealed:
 //   a sequential sum     n - 1 probes (the first wave places every leaf),
-//   lanes, blocks        about 2n (each lane or block is one more sub-problem; OpenBLAS ddot: 3n),
-//   pairwise             about (n/2) log2(n) (a sub-problem per level of the halving).
+//   lanes, blocks        about 2n (each lane or block is one more sub-problem; Alg. 4 on OpenBLAS
+//                        ddot: 3n, with the sibling guesses of src/engine/sibling_guess.hpp: 2n),
+//   pairwise             about (n/2) log2(n) with Alg. 4 (a sub-problem per level of the halving);
+//                        about 2n with sibling guesses (each half proven from the other).
 // So the estimate is a range [n - 1, (n/2) log2(n) + n] with 2n as the expectation: half of the real
-// count for a sequential sum, up to log2(n)/4 + 1/2 times less for a pairwise one (5.5x at 10^6).
+// count for a sequential sum, 2% off for OpenBLAS ddot 10^6 with guesses (1.97 M probes), up to
+// log2(n)/4 + 1/2 times less than Alg. 4 needs for a pairwise one (5.5x at 10^6).
 // The range and these factors are checked against the real counts in the engine's tests; progress
 // lines say "past the estimate" when a reveal outgrows it. BasicFPRev (Alg. 2)
 // measures every pair: n(n-1)/2. The verification, determinism and fingerprint calls add a few
