@@ -86,6 +86,11 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
         ->group(kEngineGroup)
         ->excludes(seed);
   command
+      .add_flag("--no-sibling-guesses", e.no_sibling_guesses,
+                "FPRev's Alg. 4 as published: no sub-problem guessed from a sibling's shape and proven "
+                "(more probes for lanes and pairwise orders; the tree is the same)")
+      ->group(kEngineGroup);
+  command
       .add_option("--streams", e.streams,
                   "probe streams: a dot or sum target's independent probes are measured on N instances of "
                   "the target at once, one per thread, the library itself at the case's thread count "

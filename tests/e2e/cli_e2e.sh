@@ -87,14 +87,14 @@ YAML
 # --- help and version -----------------------------------------------------------------------------
 declare -A OPTIONS=(
   [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
-  [check]="--suites --golden --suite --backend --case --exclude-label --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate"
-  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending --streams --max-seconds --max-estimate"
+  [check]="--suites --golden --suite --backend --case --exclude-label --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate --no-sibling-guesses"
+  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending --streams --max-seconds --max-estimate --no-sibling-guesses"
   [review]="--golden --pending-dir --suite --backend --case --platform --max-nodes --force"
   [accept]="--golden --pending-dir --suite --backend --case --platform --json --force"
   [reject]="--golden --pending-dir --suite --backend --case --platform --json"
   [diff]="OLD NEW --json"
   [show]="TREE --format --output --json"
-  [reveal]="--backend --format --json --algorithm --reveal-seed"
+  [reveal]="--backend --format --json --algorithm --reveal-seed --no-sibling-guesses"
   [env]="--json")
 for command in list check update review accept reject diff show reveal env; do
   run 0 "$command --help" -- "$FG" "$command" --help
@@ -248,6 +248,17 @@ json_ok reveal 0 "reveal --json" tree/sexpr='((0 1) (2 3))' tree/leaves=4 tree/d
   tree/description=pairwise case/order=pairwise backend=reference diagnostic=null identity/platform_key=any \
   'classes/0/rows=[[0, 0]]' 'classes/0/columns=[[0, 0]]' 'grid/rows=1' \
   -- reveal --backend reference --order pairwise --n 4 --json
+# Sibling guesses: pivot 0 of a pairwise sum of 64 meets groups of 1, 2, 4, 8, 16 and 32 leaves, and
+# each of the last five is the subtree built so far, moved: five guesses, all proven. Without them
+# (Alg. 4 as published) the same tree.
+json_ok reveal 0 "reveal --json, pairwise halves guessed and proven" stats/guesses_proven=5 stats/guesses_failed=0 \
+  tree/leaves=64 -- reveal --backend reference --order pairwise --n 64 --json
+json_ok reveal 0 "reveal --json --no-sibling-guesses" stats/guesses_proven=0 stats/guesses_failed=0 \
+  tree/leaves=64 -- reveal --backend reference --order pairwise --n 64 --json --no-sibling-guesses
+"$FG" reveal --backend reference --order pairwise --n 64 >guessed.txt 2>&1
+"$FG" reveal --backend reference --order pairwise --n 64 --no-sibling-guesses >alg4.txt 2>&1
+if cmp -s guessed.txt alg4.txt && grep -q '(' guessed.txt; then pass "the tree is the same with and without guesses"
+else fail "the tree differs with and without guesses"; fi
 # An order map: OpenBLAS's sgemv (Haswell kernels) runs rows 0-7 through another kernel than the
 # rest (the order its source gives for the first full block differs; seen with the Haswell, SkylakeX
 # and Sandybridge families alike). Needs the blas backend and a CPU with AVX2 and FMA.

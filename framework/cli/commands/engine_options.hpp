@@ -12,6 +12,7 @@ inline void apply_engine_options(const EngineOptions& engine, RevealOptions& rev
     if (const auto algorithm = parse_algorithm(*engine.algorithm)) reveal.algorithm = *algorithm;
   if (engine.seed) reveal.seed = *engine.seed;
   reveal.max_seconds = engine.max_seconds;
+  if (engine.no_sibling_guesses) reveal.guess_siblings = false;
 }
 
 }  // namespace fprev::cli
