@@ -8,7 +8,7 @@
 //   paper_s      the published figure for the same case, where there is one
 //   guesses      FPRev's sub-problems guessed from a sibling and proven (the *_alg4 runs turn the
 //                guesses off: FPRev's Alg. 4 as published, for comparison)
-// ddot 10^6 (about 3 million calls of a million products: tens of minutes on two cores) runs only
+// ddot 10^6 (about 2 million calls of a million products: about 5 minutes on two cores) runs only
 // when FPREV_BENCH_LONG=1 is set, and once.
 #include <cstdlib>
 #include <thread>
