@@ -259,6 +259,8 @@ json_ok reveal 0 "reveal --json --no-sibling-guesses" stats/guesses_proven=0 sta
 "$FG" reveal --backend reference --order pairwise --n 64 --no-sibling-guesses >alg4.txt 2>&1
 if cmp -s guessed.txt alg4.txt && grep -q '(' guessed.txt; then pass "the tree is the same with and without guesses"
 else fail "the tree differs with and without guesses"; fi
+run 0 "reveal --format text of a pairwise sum of 64" -- "$FG" reveal --backend reference --order pairwise --n 64 --format text
+expect_in "guesses:       5 sub-problems guessed from a sibling's shape and proven" out.txt "the text report counts the guesses"
 # An order map: OpenBLAS's sgemv (Haswell kernels) runs rows 0-7 through another kernel than the
 # rest (the order its source gives for the first full block differs; seen with the Haswell, SkylakeX
 # and Sandybridge families alike). Needs the blas backend and a CPU with AVX2 and FMA.

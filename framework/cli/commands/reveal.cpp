@@ -53,6 +53,10 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
     for (const std::string& line : describe_map(result.map)) out << "  " << line << "\n";
   }
   out << "probes:        " << s.probes << "\n";
+  if (s.guesses_proven + s.guesses_failed > 0)
+    out << "guesses:       " << s.guesses_proven << " sub-problems guessed from a sibling's shape and proven"
+        << (s.guesses_failed > 0 ? ", " + std::to_string(s.guesses_failed) + " revealed after a failed proof" : "")
+        << "\n";
   out << "target calls:  " << s.target_calls << " (" << s.value_inputs
       << " random inputs for the determinism check and verification)\n";
   out << std::fixed << std::setprecision(6);
