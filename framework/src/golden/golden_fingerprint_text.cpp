@@ -53,8 +53,8 @@ bool FingerprintLines::take(GoldenLineReader& reader, const KeyLine& line) {
       rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
     }
   } else {
-    reader.fail_at(line.line, "unknown key 'fingerprint." + std::string(name) +
-                                  "'; allowed: fingerprint.digest, fingerprint.model, fingerprint.fact.<name>, "
+    reader.fail_at(line.line, "unknown key " + quoted_excerpt("fingerprint." + std::string(name)) +
+                                  "; allowed: fingerprint.digest, fingerprint.model, fingerprint.fact.<name>, "
                                   "fingerprint.outputs.<set>");
   }
   return true;
