@@ -50,17 +50,22 @@ std::string format_duration(double seconds) {
   return os.str();
 }
 
-double reveal_time_floor(std::size_t n, std::size_t probes_per_call, double operations_per_call) {
+namespace {
+// The fewest calls a reveal of n leaves makes: n - 1 probes, probes_per_call to a call.
+double fewest_calls(std::size_t n, std::size_t probes_per_call) {
   if (n < 2) return 0.0;
-  const double probes = static_cast<double>(n - 1);
-  const double calls = std::ceil(probes / static_cast<double>(std::max<std::size_t>(1, probes_per_call)));
-  return calls * operations_per_call / kFastestOperationsPerSecond;
+  return std::ceil(static_cast<double>(n - 1) / static_cast<double>(std::max<std::size_t>(1, probes_per_call)));
+}
+}  // namespace
+
+double reveal_time_floor(std::size_t n, std::size_t probes_per_call, double operations_per_call) {
+  return fewest_calls(n, probes_per_call) * operations_per_call / kFastestOperationsPerSecond;
 }
 
 std::string absurd_size_message(std::size_t n, std::size_t probes_per_call, double operations_per_call) {
   const double floor = reveal_time_floor(n, probes_per_call, operations_per_call);
   if (floor <= kAbsurdRevealSeconds) return "";
-  const double calls = std::ceil(static_cast<double>(n - 1) / static_cast<double>(std::max<std::size_t>(1, probes_per_call)));
+  const double calls = fewest_calls(n, probes_per_call);
   std::ostringstream os;
   os.precision(3);
   os << "too large to reveal: at least " << n - 1 << " probes in " << calls << " calls of "

@@ -66,13 +66,21 @@ std::size_t Lab::add_factors(const std::vector<LeafValue>& a, double shared_b) {
 
 void Lab::evaluate(std::span<const std::size_t> members) {
   // The buffers are kept between batches, zero (a) and b_default (b) except at the few leaves an
-  // experiment sets, which are put back afterwards: thousands of experiments on a long reduction
-  // would otherwise each clear rows x n values.
+  // experiment sets: thousands of experiments on a long reduction would otherwise each clear
+  // rows x n values. The leaves the last batch set are put back first, so a batch that threw
+  // leaves nothing behind for the next.
   const std::size_t n = info_.n;
   const std::size_t rows = members.size();
+  for (std::size_t k : a_dirty_) a_[k] = 0.0;
+  for (std::size_t k : b_dirty_) b_[k] = b_default_;
+  a_dirty_.clear();
+  b_dirty_.clear();
   if (a_.size() < rows * n) a_.assign(rows * n, 0.0);
   for (std::size_t r = 0; r < rows; ++r)
-    for (const LeafValue& v : pending_[members[r]].a) a_[r * n + v.leaf] = v.value;
+    for (const LeafValue& v : pending_[members[r]].a) {
+      a_[r * n + v.leaf] = v.value;
+      a_dirty_.push_back(r * n + v.leaf);
+    }
   const Pending& first = pending_[members[0]];
   const bool products = info_.traits.summand != SummandKind::plain;
   if (products) {
@@ -80,18 +88,16 @@ void Lab::evaluate(std::span<const std::size_t> members) {
       b_.assign(n, first.b_default);
       b_default_ = first.b_default;
     }
-    for (const LeafValue& v : first.b) b_[v.leaf] = v.value;
+    for (const LeafValue& v : first.b) {
+      b_[v.leaf] = v.value;
+      b_dirty_.push_back(v.leaf);
+    }
   }
   std::vector<double> outputs;
   outputs.reserve(rows);
   evaluate_rows(target_, rows, std::span<const double>(a_.data(), rows * n),
                 products ? std::span<const double>(b_) : std::span<const double>(), outputs, stats_);
-  for (std::size_t r = 0; r < rows; ++r) {
-    outputs_[first_pending_ + members[r]] = outputs[r];
-    for (const LeafValue& v : pending_[members[r]].a) a_[r * n + v.leaf] = 0.0;
-  }
-  if (products)
-    for (const LeafValue& v : first.b) b_[v.leaf] = b_default_;
+  for (std::size_t r = 0; r < rows; ++r) outputs_[first_pending_ + members[r]] = outputs[r];
 }
 
 void Lab::run() {

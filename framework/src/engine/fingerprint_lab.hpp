@@ -52,6 +52,7 @@ class Lab {
   std::vector<double> outputs_;
   std::vector<double> a_, b_;  // evaluate()'s inputs, kept between batches
   double b_default_ = 1.0;
+  std::vector<std::size_t> a_dirty_, b_dirty_;  // where the last batch set a value
 };
 
 // Evaluates rows x n inputs with shared right factors `b`, in batches; appends the outputs.
