@@ -15,6 +15,8 @@ set_target_properties(fprev-golden PROPERTIES INSTALL_RPATH "$ORIGIN/${fprev_bin
 install(TARGETS fprev_framework fprev-golden EXPORT fprev_goldenTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The worker foreign backends run in (fprev/worker.hpp), where the framework looks for it.
+install(TARGETS fprev-golden-worker RUNTIME DESTINATION ${FPREV_INSTALL_MODULEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/fprev ${FPREV_GENERATED_INCLUDE_DIR}/fprev
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # Backend modules of this build (the CUDA part of cuBLAS), where the installed framework looks.
@@ -43,4 +45,4 @@ install(FILES ${PROJECT_BINARY_DIR}/fprev_goldenConfig.cmake
 
 # Everything `cmake --install` needs, and nothing else (no tests, no benchmarks): what
 # scripts/test-package builds with the plain default options before installing.
-add_custom_target(fprev_installable DEPENDS fprev_framework fprev-golden ${FPREV_INSTALLED_MODULES})
+add_custom_target(fprev_installable DEPENDS fprev_framework fprev-golden fprev-golden-worker ${FPREV_INSTALLED_MODULES})

@@ -107,6 +107,21 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       ->check(CLI::Range(0.0, 86400.0))
       ->type_name("S")
       ->group(kEngineGroup);
+  command
+      .add_option("--watchdog", e.watchdog,
+                  "a library's target runs in a supervised worker process; a call that has not answered "
+                  "after the larger of S seconds and 50 x the slowest call so far is killed and the case "
+                  "fails as hung (default 60; the case's budget, --max-seconds, is a hard limit too)")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->type_name("S")
+      ->group(kEngineGroup);
+  command
+      .add_option("--worker-memory", e.worker_memory_mb,
+                  "resident memory a worker may use, in MiB, before it is killed and the case fails as "
+                  "crashed (out of memory) (default 0: half of this machine's memory)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30))
+      ->type_name("MB")
+      ->group(kEngineGroup);
 }
 
 void add_json_flag(CLI::App& command, bool& json, const char* what) {

@@ -94,6 +94,8 @@ class ReferenceBackend final : public Backend {
     return "plain C++ kernels with known accumulation orders (ground truth)";
   }
   std::vector<ParamSpec> instance_params() const override { return {}; }
+  // Our own portable kernels: they stay in the gate's process (fprev/worker.hpp).
+  bool runs_foreign_code() const override { return false; }
   // The same checks as the instance's, when the suite is read (a size no reveal can finish, a
   // lane count out of range), so they name the suite's line.
   void validate_case(const Params& case_params) const override {

@@ -98,6 +98,8 @@ class TcsimInstance final : public BackendInstance {
 
 class TcsimBackend final : public Backend {
  public:
+  // Our own portable model: it stays in the gate's process (fprev/worker.hpp).
+  bool runs_foreign_code() const override { return false; }
   std::string_view name() const override { return "tcsim"; }
   std::string_view summary() const override {
     return "simulated Tensor Cores (Volta/Turing 4+1, Ampere 8+1, Hopper 16+1 fused sums) driving "

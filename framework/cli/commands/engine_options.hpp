@@ -3,6 +3,7 @@
 
 #include "../options.hpp"
 #include "fprev/reveal.hpp"
+#include "fprev/worker.hpp"
 
 namespace fprev::cli {
 
@@ -13,6 +14,10 @@ inline void apply_engine_options(const EngineOptions& engine, RevealOptions& rev
   if (engine.seed) reveal.seed = *engine.seed;
   reveal.max_seconds = engine.max_seconds;
   if (engine.no_sibling_guesses) reveal.guess_siblings = false;
+  WorkerLimits limits = worker_limits();
+  limits.watchdog_floor_seconds = engine.watchdog;
+  limits.memory_bytes = engine.worker_memory_mb << 20;
+  set_worker_limits(limits);
 }
 
 }  // namespace fprev::cli

@@ -46,6 +46,9 @@ std::vector<BackendStatus> probe_backends() {
     } catch (const ConfigError& e) {
       status.state = "needs settings";
       status.reason = e.what();
+    } catch (const TargetFault& e) {  // the library crashed, exited or hung while it was loaded
+      status.state = "unavailable";
+      status.reason = e.what();
     }
     statuses.push_back(std::move(status));
   }

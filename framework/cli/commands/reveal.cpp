@@ -14,6 +14,7 @@
 #include "fprev/order_map.hpp"
 #include "fprev/sexpr.hpp"
 #include "fprev/summary.hpp"
+#include "fprev/worker.hpp"
 
 namespace fprev::cli {
 namespace {
@@ -120,7 +121,9 @@ int run_reveal(const RevealCommandOptions& options) {
   apply_engine_options(options.engine, reveal_options);
   if (arguments.engine_seed && !options.engine.seed) reveal_options.seed = *arguments.engine_seed;
 
-  // BackendUnavailable, TargetError and RevealFailure end in main's handler (exit status 1).
+  // BackendUnavailable, TargetError (TargetFault: the worker crashed, exited or hung) and
+  // RevealFailure end in main's handler (exit status 1). --max-seconds is a hard limit.
+  const CaseDeadline deadline(options.engine.max_seconds);
   const OpenedTarget opened = open_target(*backend, arguments);
   const auto target = opened.instance->make_target(opened.case_params);
   use_probe_streams(reveal_options, options.engine.streams, *opened.instance, opened.case_params);

@@ -165,7 +165,7 @@ std::vector<std::string> all_failure_reasons() {
                                       kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode,
                                       kUnavailableInStrictMode, kOverBudgetInStrictMode};
   // Every finding by name, then the bare phrase, which also covers findings added later.
-  for (int f = 0; f <= static_cast<int>(Finding::ranks_disagree); ++f)
+  for (int f = 0; f <= static_cast<int>(Finding::target_fault); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
                       std::string(to_string(static_cast<Finding>(f))));
   reasons.push_back(kTargetMisbehaves);

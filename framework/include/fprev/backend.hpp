@@ -172,6 +172,11 @@ class Backend {
   // (e.g. blas: the kernel families this CPU can execute). Never opens an instance; in the order
   // they should be shown.
   virtual std::vector<std::pair<std::string, std::string>> host_facts() const { return {}; }
+  // True when the backend's instances call code we did not write (a library it loads, a module):
+  // the program's registry then runs them in supervised worker processes (fprev/worker.hpp), so
+  // that a crash, a hang, an exit() or a print stays out of the gate. Our own portable kernels
+  // (reference, tcsim) say false and stay in the gate's process.
+  virtual bool runs_foreign_code() const { return true; }
 };
 
 class BackendRegistry {
@@ -184,13 +189,24 @@ class BackendRegistry {
   // a backend whose open() throws BackendUnavailable and whose case_params() throws, both with
   // the loader's message (file and dlerror()).
   void offer_backend_modules() { offer_modules_ = true; }
+  // Makes find() and all() give, for every backend that runs foreign code (runs_foreign_code())
+  // and for every module, a proxy whose instances and targets run in supervised worker processes
+  // (fprev/worker.hpp); modules are then loaded by workers only, never by this process. The
+  // program's registry (builtin_backends()) does; the registry its workers serve
+  // (builtin_backends_in_process()) does not. FPREV_WORKERS=off turns it off (debugging only:
+  // nothing then protects the gate from the library).
+  void run_foreign_code_in_workers();
   const Backend* find(std::string_view name) const;  // nullptr when neither registered nor a module
   std::vector<const Backend*> all() const;
   std::string names() const;  // "blas, cublas, reference, tcsim"
 
  private:
+  const Backend* proxy(std::string_view name, const Backend* backend) const;
+
   std::map<std::string, std::unique_ptr<Backend>, std::less<>> backends_;
   bool offer_modules_ = false;
+  struct Proxies;  // the worker proxies made so far, by name
+  std::shared_ptr<Proxies> proxies_;  // set by run_foreign_code_in_workers()
 };
 
 // Applies FPREV_<BACKEND>_<PARAM> environment variables (upper case, e.g. FPREV_BLAS_LIBRARY) to
@@ -201,5 +217,7 @@ Params apply_environment_overrides(const Backend& backend, Params instance_param
 // The program's registry: every backend compiled into it, and backend modules on demand. Defined by
 // the program (fprev-golden's backends library), not by the framework library.
 const BackendRegistry& builtin_backends();
+// The same backends without worker proxies: what a worker (fprev-golden-worker) serves.
+const BackendRegistry& builtin_backends_in_process();
 
 }  // namespace fprev

@@ -48,6 +48,8 @@ enum class Finding : std::uint8_t {
   unsupported,             // the formats cannot mask this many summands, or n is too large
   target_error,            // the target itself failed (library or device error)
   ranks_disagree,          // the ranks of an allreduce received different bits
+  target_fault,            // the target's process crashed, exited, hung or ran out of memory
+                           // (supervised workers: fprev/worker.hpp); never recorded as a baseline
 };
 std::string_view to_string(Finding finding);
 std::optional<Finding> parse_finding(std::string_view name);  // the inverse of to_string

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fprev/format.hpp"
@@ -151,6 +152,23 @@ class TargetError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The process that ran the target died, stopped answering or went over its memory limit while it
+// worked (a supervised worker, fprev/worker.hpp). `fault` names what happened, e.g. "crashed
+// (SIGSEGV)", "exited (status 0)", "hung", "crashed (out of memory)"; what() is the whole
+// diagnostic (the call in flight, the library, the last lines it wrote). Never a pass or a skip:
+// the engine reports Finding::target_fault.
+class TargetFault : public TargetError {
+ public:
+  TargetFault(std::string fault, const std::string& message, std::string likely_cause)
+      : TargetError(message), fault_(std::move(fault)), likely_cause_(std::move(likely_cause)) {}
+  const std::string& fault() const { return fault_; }
+  const std::string& likely_cause() const { return likely_cause_; }
+
+ private:
+  std::string fault_;
+  std::string likely_cause_;
+};
+
 // A batched call whose rows or columns carry the same input but disagree. Targets that still compare
 // their own outputs (single-output targets evaluating several inputs per call, e.g. a GEMM read in
 // one column) throw it; the engine reports it as Finding::batch_inconsistent. Grid targets never
@@ -181,6 +199,22 @@ class Target {
   // Single-output targets: outputs.size() == batch.rows <= info().max_batch. Grid targets: as for
   // probes, the whole grid with input p on row (or column) p.
   virtual void evaluate(const ValueBatch& batch, std::span<double> outputs) = 0;
+
+  // Several calls in one go, in order, each exactly as evaluate() would get it (at most max_batch
+  // inputs; a grid call's whole grid). The engine hands over the calls of a wave together so that
+  // a target in another process (a supervised worker, docs/worker-protocol.md) receives them in one
+  // message instead of one per call: the calls, probes and outputs are those of the loop over
+  // evaluate(), only the transport changes. Outputs of call c follow those of the calls before it
+  // (outputs_of_call() each). `done` counts the calls that completed, also when one throws.
+  // The default is that loop.
+  virtual void evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
+                                    std::size_t& done);
+  virtual void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
+                                    std::size_t& done);
 };
+
+// The outputs evaluate() writes for a call: the whole grid of a grid target, else one per input.
+std::size_t outputs_of_call(const TargetInfo& info, const ProbeBatch& call);
+std::size_t outputs_of_call(const TargetInfo& info, const ValueBatch& call);
 
 }  // namespace fprev

@@ -1,12 +1,15 @@
 #include "fprev/backend.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <mutex>
 #include <set>
 #include <sstream>
 
 #include "fprev/backend_module.hpp"
+#include "fprev/worker.hpp"
 #include "module_backends.hpp"
 
 namespace fprev {
@@ -133,19 +136,46 @@ void BackendRegistry::add(std::unique_ptr<Backend> backend) {
   backends_[name] = std::move(backend);
 }
 
+struct BackendRegistry::Proxies {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<Backend>, std::less<>> by_name;
+};
+
+void BackendRegistry::run_foreign_code_in_workers() {
+  if (const char* workers = std::getenv("FPREV_WORKERS"); workers != nullptr && std::string_view(workers) == "off")
+    return;
+  proxies_ = std::make_shared<Proxies>();
+}
+
+// `backend` (registered here, or nullptr for a module) as the program's registry gives it.
+const Backend* BackendRegistry::proxy(std::string_view name, const Backend* backend) const {
+  if (!proxies_) return backend != nullptr ? backend : (offer_modules_ ? detail::module_backend(name) : nullptr);
+  if (backend != nullptr && !backend->runs_foreign_code()) return backend;
+  const std::lock_guard lock(proxies_->mutex);
+  if (auto it = proxies_->by_name.find(name); it != proxies_->by_name.end()) return it->second.get();
+  std::unique_ptr<Backend> made;
+  if (backend != nullptr) {
+    made = supervised_backend(*backend, native_worker_command(name));
+  } else {
+    const auto modules = available_backend_modules();
+    if (!offer_modules_ || std::find(modules.begin(), modules.end(), name) == modules.end()) return nullptr;
+    made = module_backend_in_worker(std::string(name), native_worker_command(name));
+  }
+  return proxies_->by_name.emplace(std::string(name), std::move(made)).first->second.get();
+}
+
 const Backend* BackendRegistry::find(std::string_view name) const {
   auto it = backends_.find(name);
-  if (it != backends_.end()) return it->second.get();
-  return offer_modules_ ? detail::module_backend(name) : nullptr;
+  return proxy(name, it != backends_.end() ? it->second.get() : nullptr);
 }
 
 std::vector<const Backend*> BackendRegistry::all() const {
-  std::map<std::string_view, const Backend*> by_name;
-  for (const auto& [name, backend] : backends_) by_name.emplace(name, backend.get());
+  std::map<std::string, const Backend*, std::less<>> by_name;
+  for (const auto& [name, backend] : backends_) by_name.emplace(name, proxy(name, backend.get()));
   if (offer_modules_) {
     for (const std::string& name : available_backend_modules())
       if (!by_name.contains(name))
-        if (const Backend* backend = detail::module_backend(name)) by_name.emplace(backend->name(), backend);
+        if (const Backend* backend = proxy(name, nullptr)) by_name.emplace(name, backend);
   }
   std::vector<const Backend*> out;
   for (const auto& [name, backend] : by_name) out.push_back(backend);

@@ -12,20 +12,25 @@ void evaluate_rows(Target& target, std::size_t rows, std::span<const double> a,
   const std::size_t n = info.n;
   // Single-output targets only: grid targets are read through a ClassView (fingerprint.cpp).
   const std::size_t batch = std::max<std::size_t>(1, info.max_batch);
-  std::vector<double> out(batch);
+  // Every call of the experiment in one run (Target::evaluate_value_calls): a target in a worker
+  // process gets them in one message.
+  std::vector<ValueBatch> calls;
   for (std::size_t row = 0; row < rows; row += batch) {
     const std::size_t count = std::min(batch, rows - row);
     ValueBatch values;
     values.rows = count;
     values.a = a.subspan(row * n, count * n);
     values.b = b;
-    const auto start = std::chrono::steady_clock::now();
-    target.evaluate(values, std::span<double>(out.data(), count));
-    stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ++stats.target_calls;
-    stats.inputs += count;
-    outputs.insert(outputs.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(count));
+    calls.push_back(values);
   }
+  const std::size_t first = outputs.size();
+  outputs.resize(first + rows);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t done = 0;
+  target.evaluate_value_calls(calls, std::span<double>(outputs).subspan(first, rows), done);
+  stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.target_calls += calls.size();
+  stats.inputs += rows;
 }
 
 Lab::Lab(Target& target, FingerprintStats& stats)

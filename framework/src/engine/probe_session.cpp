@@ -131,24 +131,59 @@ Measurement ProbeSession::decode(const ProbeRequest& request, double output,
   fail(Finding::inconsistent_structure, "unreachable decode status", probe(), output);
 }
 
+namespace {
+
+// A wave's calls go to the target in runs (Target::evaluate_probe_calls) sized to take about this
+// long: long enough that a target in a worker process pays its round trip once per run, short
+// enough that progress and the time budget are looked at several times a second.
+constexpr double kSecondsPerRun = 0.05;
+constexpr std::size_t kMaxCallsPerRun = 65536;
+
+}  // namespace
+
+std::size_t ProbeSession::calls_per_run(const Stream& stream) {
+  if (stream.seconds_per_call <= 0.0) return 8;  // nothing measured yet
+  const double calls = kSecondsPerRun / stream.seconds_per_call;
+  return static_cast<std::size_t>(std::clamp(calls, 1.0, static_cast<double>(kMaxCallsPerRun)));
+}
+
+void ProbeSession::note_run(Stream& stream, std::size_t calls, double seconds) {
+  if (calls == 0) return;
+  const double per_call = seconds / static_cast<double>(calls);
+  stream.seconds_per_call =
+      stream.seconds_per_call <= 0.0 ? per_call : 0.5 * (stream.seconds_per_call + per_call);
+}
+
+// The engine's handling of what a target throws, the same for one call or a run of them.
+void ProbeSession::rethrow_target_failure(std::exception_ptr error, const ProbeRequest* first) {
+  const std::string probe = first != nullptr ? describe_probe(first->plus, first->minus, first->active_count)
+                                             : std::string();
+  try {
+    std::rethrow_exception(error);
+  } catch (const BatchInconsistent& e) {
+    fail(Finding::batch_inconsistent, e.what(), probe, std::nullopt,
+         "the rows or columns of one batched call follow different orders (an edge kernel) and "
+         "the target compares them itself: expose it as a grid target so that the engine reveals "
+         "an order map instead");
+  } catch (const RanksDisagree& e) {
+    fail(Finding::ranks_disagree, e.what(), probe, std::nullopt, kRanksDisagreeCause);
+  } catch (const TargetFault& e) {
+    fail(Finding::target_fault, e.what(), probe, std::nullopt, e.likely_cause());
+  } catch (const TargetError& e) {
+    fail(Finding::target_error,
+         std::string(first != nullptr ? "the target failed: " : "the target failed on random input: ") +
+             e.what(),
+         probe);
+  }
+}
+
 void ProbeSession::call_target(Stream& stream, const ProbeBatch& batch, std::span<double> outputs,
                                const ProbeRequest& first) {
   const auto start = Clock::now();
   try {
     stream.target->evaluate(batch, outputs);
-  } catch (const BatchInconsistent& e) {
-    fail(Finding::batch_inconsistent, e.what(),
-         describe_probe(first.plus, first.minus, first.active_count), std::nullopt,
-         "the rows or columns of one batched call follow different orders (an edge kernel) and "
-         "the target compares them itself: expose it as a grid target so that the engine reveals "
-         "an order map instead");
-  } catch (const RanksDisagree& e) {
-    fail(Finding::ranks_disagree, e.what(),
-         describe_probe(first.plus, first.minus, first.active_count), std::nullopt,
-         kRanksDisagreeCause);
-  } catch (const TargetError& e) {
-    fail(Finding::target_error, std::string("the target failed: ") + e.what(),
-         describe_probe(first.plus, first.minus, first.active_count));
+  } catch (const TargetError&) {
+    rethrow_target_failure(std::current_exception(), &first);
   }
   RevealStats& stats = *stream.stats;
   stats.target_seconds += std::chrono::duration<double>(Clock::now() - start).count();
@@ -156,28 +191,61 @@ void ProbeSession::call_target(Stream& stream, const ProbeBatch& batch, std::spa
   stats.probes += batch.probes.size();
 }
 
+// The requests in calls of max_batch probes (the calls of the serial loop), handed to the target
+// in runs of whole calls; every output decoded in order.
 void ProbeSession::measure_on(Stream& stream, std::span<const ProbeRequest> requests,
                               std::span<Measurement> out) {
   const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
-  ProbeBatch probe_batch;
-  probe_batch.values = &scheme_.values;
-  for (std::size_t begin = 0; begin < requests.size(); begin += batch) {
-    const std::size_t end = std::min(requests.size(), begin + batch);
+  for (std::size_t begin = 0; begin < requests.size();) {
+    const std::size_t run_calls = calls_per_run(stream);
+    const std::size_t end = std::min(requests.size(), begin + run_calls * batch);
     stream.probes.clear();
     stream.backgrounds.clear();
-    for (std::size_t r = begin; r < end; ++r) {
-      const ProbeRequest& request = requests[r];
-      if (stream.backgrounds.empty() || stream.backgrounds.back() != request.background)
-        stream.backgrounds.push_back(request.background);
-      stream.probes.push_back({request.plus, request.minus,
-                               static_cast<std::uint32_t>(stream.backgrounds.size() - 1)});
+    stream.calls.clear();
+    // Every call lists its own backgrounds (ProbeBatch::backgrounds); the lists live in one vector.
+    std::vector<std::pair<std::size_t, std::size_t>> lists;  // (first background, count) per call
+    for (std::size_t call = begin; call < end; call += batch) {
+      const std::size_t call_end = std::min(end, call + batch);
+      const std::size_t first_background = stream.backgrounds.size();
+      for (std::size_t r = call; r < call_end; ++r) {
+        const ProbeRequest& request = requests[r];
+        if (stream.backgrounds.size() == first_background ||
+            stream.backgrounds.back() != request.background)
+          stream.backgrounds.push_back(request.background);
+        stream.probes.push_back({request.plus, request.minus,
+                                 static_cast<std::uint32_t>(stream.backgrounds.size() - 1 - first_background)});
+      }
+      lists.emplace_back(first_background, stream.backgrounds.size() - first_background);
     }
-    stream.outputs.assign(stream.probes.size(), 0.0);
-    probe_batch.backgrounds = stream.backgrounds;
-    probe_batch.probes = stream.probes;
-    call_target(stream, probe_batch, stream.outputs, requests[begin]);
+    std::size_t probe_offset = 0;
+    for (std::size_t c = 0; c < lists.size(); ++c) {
+      const std::size_t count = std::min(batch, end - begin - probe_offset);
+      ProbeBatch call;
+      call.values = &scheme_.values;
+      call.backgrounds = std::span<const Background* const>(stream.backgrounds).subspan(lists[c].first, lists[c].second);
+      call.probes = std::span<const Probe>(stream.probes).subspan(probe_offset, count);
+      stream.calls.push_back(call);
+      probe_offset += count;
+    }
+    stream.outputs.assign(end - begin, 0.0);
+    const auto start = Clock::now();
+    std::size_t done = 0;
+    RevealStats& stats = *stream.stats;
+    try {
+      stream.target->evaluate_probe_calls(stream.calls, stream.outputs, done);
+    } catch (const TargetError&) {
+      stats.target_calls += done;
+      stats.probes += std::min(end - begin, done * batch);
+      rethrow_target_failure(std::current_exception(), &requests[std::min(end - 1, begin + done * batch)]);
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    note_run(stream, stream.calls.size(), seconds);
+    stats.target_seconds += seconds;
+    stats.target_calls += stream.calls.size();
+    stats.probes += end - begin;
     for (std::size_t r = begin; r < end; ++r) out[r] = decode(requests[r], stream.outputs[r - begin]);
     probes_measured_.fetch_add(end - begin, std::memory_order_relaxed);
+    begin = end;
     check_budget();
     if (&stream == &streams_[0]) maybe_report_progress();
   }
@@ -202,6 +270,9 @@ void ProbeSession::start_streams() {
     Stream stream;
     try {
       stream.owned = options_.make_worker();
+    } catch (const TargetFault& e) {
+      fail(Finding::target_fault, std::string("a probe stream's target could not be made: ") + e.what(), {},
+           std::nullopt, e.likely_cause());
     } catch (const TargetError& e) {
       fail(Finding::target_error, std::string("a probe stream's target could not be made: ") + e.what());
     }
@@ -300,13 +371,23 @@ std::vector<double> ProbeSession::evaluate_values(std::size_t rows, std::span<co
   const std::size_t n = info_.n;
   const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
   std::vector<double> outputs(rows);
-  for (std::size_t begin = 0; begin < rows; begin += batch) {
-    const std::size_t count = std::min(rows - begin, batch);
-    ValueBatch values;
-    values.rows = count;
-    values.a = a.subspan(begin * n, count * n);
-    values.b = b;
-    call_values(values, std::span<double>(outputs).subspan(begin, count));
+  Stream& stream = streams_[0];
+  std::vector<ValueBatch> calls;
+  for (std::size_t begin = 0; begin < rows;) {
+    const std::size_t end = std::min(rows, begin + calls_per_run(stream) * batch);
+    calls.clear();
+    for (std::size_t call = begin; call < end; call += batch) {
+      const std::size_t count = std::min(end - call, batch);
+      ValueBatch values;
+      values.rows = count;
+      values.a = a.subspan(call * n, count * n);
+      values.b = b;
+      calls.push_back(values);
+    }
+    const double seconds =
+        call_values(calls, std::span<double>(outputs).subspan(begin, end - begin));
+    note_run(stream, calls.size(), seconds);
+    begin = end;
   }
   return outputs;
 }
@@ -324,24 +405,24 @@ std::vector<double> ProbeSession::evaluate_value_grid(Placement placement, std::
   values.b = b;
   values.placement = placement;
   std::vector<double> outputs(info_.grid.size());
-  call_values(values, outputs);
+  call_values(std::span<const ValueBatch>(&values, 1), outputs);
   return outputs;
 }
 
-void ProbeSession::call_values(const ValueBatch& values, std::span<double> outputs) {
+double ProbeSession::call_values(std::span<const ValueBatch> calls, std::span<double> outputs) {
   const auto start = Clock::now();
+  std::size_t done = 0;
   try {
-    target_.evaluate(values, outputs);
-  } catch (const BatchInconsistent& e) {
-    fail(Finding::batch_inconsistent, e.what());
-  } catch (const RanksDisagree& e) {
-    fail(Finding::ranks_disagree, e.what(), {}, std::nullopt, kRanksDisagreeCause);
-  } catch (const TargetError& e) {
-    fail(Finding::target_error, std::string("the target failed on random input: ") + e.what());
+    target_.evaluate_value_calls(calls, outputs, done);
+  } catch (const TargetError&) {
+    stats_.target_calls += done;
+    rethrow_target_failure(std::current_exception(), nullptr);
   }
-  stats_.target_seconds += std::chrono::duration<double>(Clock::now() - start).count();
-  ++stats_.target_calls;
-  stats_.value_inputs += values.rows;
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  stats_.target_seconds += seconds;
+  stats_.target_calls += calls.size();
+  for (const ValueBatch& call : calls) stats_.value_inputs += call.rows;
+  return seconds;
 }
 
 void ProbeSession::merge_stream_stats(std::size_t count) {

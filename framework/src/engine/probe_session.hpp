@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -99,14 +100,22 @@ class ProbeSession {
     RevealStats own_stats;
     std::vector<Probe> probes;
     std::vector<const Background*> backgrounds;
+    std::vector<ProbeBatch> calls;
     std::vector<double> outputs;
+    double seconds_per_call = 0.0;  // measured on this stream's runs (0: not yet)
   };
 
   Measurement decode(const ProbeRequest& request, double output,
                      const GridElement* element = nullptr) const;
   void call_target(Stream& stream, const ProbeBatch& batch, std::span<double> outputs,
                    const ProbeRequest& first);
-  void call_values(const ValueBatch& values, std::span<double> outputs);
+  // Value calls in one run; returns the seconds it took.
+  double call_values(std::span<const ValueBatch> calls, std::span<double> outputs);
+  // What the target threw, as the engine's diagnostic (`first`: the probe of the failing call).
+  [[noreturn]] static void rethrow_target_failure(std::exception_ptr error, const ProbeRequest* first);
+  // How many calls of a wave go to the target in one run, from the stream's measured call time.
+  static std::size_t calls_per_run(const Stream& stream);
+  static void note_run(Stream& stream, std::size_t calls, double seconds);
   // Measures requests in batches on one stream; stream 0 also reports progress.
   void measure_on(Stream& stream, std::span<const ProbeRequest> requests, std::span<Measurement> out);
   // How many streams a set of `requests` probes is worth splitting over (1: serial).

@@ -46,6 +46,7 @@ std::string_view to_string(Finding finding) {
     case Finding::unsupported: return "unsupported";
     case Finding::target_error: return "target_error";
     case Finding::ranks_disagree: return "ranks_disagree";
+    case Finding::target_fault: return "target_fault";
   }
   return "?";
 }
@@ -55,7 +56,8 @@ std::optional<Finding> parse_finding(std::string_view name) {
                           Finding::non_finite_output, Finding::not_whole_count,
                           Finding::count_out_of_range, Finding::inconsistent_structure,
                           Finding::verification_failed, Finding::batch_inconsistent,
-                          Finding::unsupported, Finding::target_error, Finding::ranks_disagree})
+                          Finding::unsupported, Finding::target_error, Finding::ranks_disagree,
+                          Finding::target_fault})
     if (to_string(finding) == name) return finding;
   return std::nullopt;
 }

@@ -25,4 +25,39 @@ SummandValue ProbeBatch::leaf(std::size_t p, std::uint32_t k) const {
   return active ? values->unit : values->zero();
 }
 
+std::size_t outputs_of_call(const TargetInfo& info, const ProbeBatch& call) {
+  return info.is_grid() ? info.grid.size() : call.probes.size();
+}
+
+std::size_t outputs_of_call(const TargetInfo& info, const ValueBatch& call) {
+  return info.is_grid() ? info.grid.size() : call.rows;
+}
+
+namespace {
+
+template <typename Batch>
+void evaluate_each(Target& target, std::span<const Batch> calls, std::span<double> outputs,
+                   std::size_t& done) {
+  done = 0;
+  std::size_t offset = 0;
+  for (const Batch& call : calls) {
+    const std::size_t count = outputs_of_call(target.info(), call);
+    target.evaluate(call, outputs.subspan(offset, count));
+    offset += count;
+    ++done;
+  }
+}
+
+}  // namespace
+
+void Target::evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
+                                  std::size_t& done) {
+  evaluate_each(*this, calls, outputs, done);
+}
+
+void Target::evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
+                                  std::size_t& done) {
+  evaluate_each(*this, calls, outputs, done);
+}
+
 }  // namespace fprev

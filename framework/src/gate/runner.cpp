@@ -10,6 +10,7 @@
 
 #include "fprev/confirm.hpp"
 #include "fprev/probe_streams.hpp"
+#include "fprev/worker.hpp"
 #include "golden/golden_layout.hpp"
 
 namespace fprev {
@@ -52,6 +53,7 @@ struct Runner::OpenInstance {
   std::string unavailable;  // reason, when it cannot run here
   bool config_error = false;
   bool unusable = false;  // what the settings name does not work: an error, never a skip
+  bool fault = false;     // its worker crashed, exited or hung while opening it: a failure
 };
 
 namespace {
@@ -111,6 +113,21 @@ class ProbeCounter : public Target {
   }
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
     target_.evaluate(batch, outputs);
+  }
+  // Runs of calls go on as runs (a target in a worker process gets them in one message).
+  void evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
+                            std::size_t& done) override {
+    try {
+      target_.evaluate_probe_calls(calls, outputs, done);
+    } catch (...) {
+      for (std::size_t c = 0; c < done; ++c) *probes_ += calls[c].probes.size();
+      throw;
+    }
+    for (const ProbeBatch& call : calls) *probes_ += call.probes.size();
+  }
+  void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
+                            std::size_t& done) override {
+    target_.evaluate_value_calls(calls, outputs, done);
   }
 
  private:
@@ -179,6 +196,9 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
     } catch (const ConfigError& e) {
       opened->unavailable = e.what();
       opened->config_error = true;
+    } catch (const TargetFault& e) {  // the library crashed, exited or hung while it was loaded
+      opened->unavailable = e.what();
+      opened->fault = true;
     }
   }
   return *instances_.emplace(key, std::move(opened)).first->second;
@@ -242,6 +262,8 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     const OpenInstance& instance = open(suite, c.backend_instance);
     if (instance.config_error) {
       fail_case(result, Finding::unsupported, instance.unavailable);
+    } else if (instance.fault) {
+      fail_case(result, Finding::target_fault, instance.unavailable);
     } else if (instance.unusable) {
       fail_case(result, Finding::target_error, instance.unavailable);
     } else {
@@ -251,6 +273,9 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     return Outcome::failed;
   }
   OpenInstance& instance = open(suite, c.backend_instance);
+  // The case's budget is a hard limit: a worker still inside a call when it runs out is killed
+  // (fprev/worker.hpp), where the engine itself can only stop between calls.
+  const CaseDeadline deadline(budget_of(c));
   std::unique_ptr<Target> target;
   try {
     instance.instance->validate_case(c.params);
@@ -293,6 +318,8 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
         result.revealed = *known;
         return Outcome::revealed;
       } catch (const RevealFailure& e) {
+        // A target that crashed, exited or hung has no second chance: that is the verdict.
+        if (e.diagnostic().finding == Finding::target_fault) throw;
         confirm_probes = probes->load();  // the reveal below tells what changed, or what misbehaves
         refuted = e.diagnostic();
       }
@@ -321,6 +348,9 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     result.status = CaseStatus::misbehaves;
   } catch (const ConfigError& e) {
     fail_case(result, Finding::unsupported, e.what());
+  } catch (const TargetFault& e) {  // outside the engine: making the target, a fingerprint
+    fail_case(result, Finding::target_fault, e.what());
+    result.diagnostic->likely_cause = e.likely_cause();
   } catch (const TargetError& e) {
     fail_case(result, Finding::target_error, e.what());
   }

@@ -7,8 +7,10 @@
 namespace fprev {
 
 bool is_recordable(Finding finding) {
-  // Not findings about the target's order: the case cannot run here, or its settings are wrong.
-  return finding != Finding::unsupported && finding != Finding::target_error;
+  // Not findings about the target's order: the case cannot run here, its settings are wrong, or
+  // its process crashed, exited or hung (a crash is never the expected baseline).
+  return finding != Finding::unsupported && finding != Finding::target_error &&
+         finding != Finding::target_fault;
 }
 
 RecordedFinding record_finding(const Diagnostic& diagnostic) {
