@@ -91,6 +91,14 @@ std::optional<Unavailability> parse_unavailability(const std::string& name) {
 
 }  // namespace
 
+int high_fd(int fd) {
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
+  const int error = errno;
+  ::close(fd);
+  if (moved < 0) throw std::system_error(error, std::generic_category(), "fcntl(F_DUPFD_CLOEXEC)");
+  return moved;
+}
+
 std::string encode_frame(const Json& message) {
   const std::string text = message.dump(-1, ' ', false, Json::error_handler_t::replace);
   if (text.size() > kMaxFrameBytes) throw ProtocolError("a message of " + std::to_string(text.size()) + " bytes");
@@ -135,11 +143,7 @@ void SharedMemory::unmap() {
 void SharedMemory::create(std::size_t bytes) {
   const int fd = ::memfd_create("fprev-worker-arrays", MFD_CLOEXEC);
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "memfd_create");
-  // At 10 or above: the worker's copy is made with dup2 onto descriptor 4, which must never find
-  // it already there (dup2 onto itself would keep close-on-exec).
-  fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  ::close(fd);
-  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "fcntl(F_DUPFD_CLOEXEC)");
+  fd_ = high_fd(fd);
   reserve(bytes);
 }
 

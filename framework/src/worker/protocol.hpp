@@ -30,6 +30,11 @@ class ProtocolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `fd` moved to a descriptor at 10 or above, close-on-exec (the original is closed). The worker's
+// copies are made with dup2 onto 1 to 4, which must never find their source already there (dup2
+// of a descriptor onto itself keeps close-on-exec).
+int high_fd(int fd);
+
 // Frames on a blocking descriptor (the worker's side; the supervisor reads with its deadlines).
 void write_frame(int fd, const Json& message);
 // nullopt at end of stream before a frame starts.

@@ -183,13 +183,7 @@ class SupervisedTarget final : public Target {
                                        " (the first " + describe_leaves(first) + ")"
                                  : "a run of " + std::to_string(calls.size()) + " calls with " +
                                        std::to_string(probes) + " probes (the first " + describe_leaves(first) + ")";
-    const Json reply = call({{"op", "probes"},
-                                      {"target", id_},
-                                      {"placement", to_string(calls[0].placement)},
-                                      {"sections", sections}},
-                                     {what, subject_, calls.size()});
-    finish(reply, done, calls.size());
-    std::memcpy(outputs.data(), shm.at<double>(at_outputs), output_count * sizeof(double));
+    run("probes", calls[0].placement, sections, what, calls.size(), at_outputs, outputs, done);
   }
 
   void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
@@ -249,13 +243,7 @@ class SupervisedTarget final : public Target {
     for (const ValueBatch& call : calls) rows += call.rows;
     const std::string what = (calls.size() == 1 ? "a call" : "a run of " + std::to_string(calls.size()) + " calls") +
                              " with " + std::to_string(rows) + " value inputs";
-    const Json reply = call({{"op", "values"},
-                                      {"target", id_},
-                                      {"placement", to_string(calls[0].placement)},
-                                      {"sections", sections}},
-                                     {what, subject_, calls.size()});
-    finish(reply, done, calls.size());
-    std::memcpy(outputs.data(), shm.at<double>(at_outputs), output_count * sizeof(double));
+    run("values", calls[0].placement, sections, what, calls.size(), at_outputs, outputs, done);
   }
 
  private:
@@ -271,12 +259,18 @@ class SupervisedTarget final : public Target {
     }
   }
 
-  static void finish(const Json& reply, std::size_t& done, std::size_t calls) {
+  // Sends a run whose arrays are in place and copies its outputs out of the shared memory; an error
+  // reply is rethrown with the calls it completed in `done`.
+  void run(const char* op, Placement placement, const Json& sections, const std::string& what, std::size_t calls,
+           std::size_t at_outputs, std::span<double> outputs, std::size_t& done) {
+    const Json reply = call({{"op", op}, {"target", id_}, {"placement", to_string(placement)}, {"sections", sections}},
+                            {what, subject_, calls});
     if (!reply.value("ok", false)) {
       done = reply.value("done", std::size_t{0});
       checked_reply(reply);
     }
     done = calls;
+    std::memcpy(outputs.data(), worker_->shared_memory().at<double>(at_outputs), outputs.size() * sizeof(double));
   }
 
   std::shared_ptr<InstanceState> state_;
@@ -316,11 +310,22 @@ class SupervisedInstance final : public BackendInstance {
       state_->give_back(std::move(worker));  // a ConfigError leaves the worker healthy
       throw;
     }
+    if (reply.contains("concurrent_targets")) {
+      const std::lock_guard lock(cache_mutex_);
+      concurrent_[params] = reply["concurrent_targets"].get<std::size_t>();
+    }
     return std::make_unique<SupervisedTarget>(state_, std::move(worker), reply.at("target").get<std::uint64_t>(),
                                               target_info_from_json(reply.at("info")));
   }
 
+  // Known from make_target's reply (a case's target is made before its streams are chosen), so
+  // no worker is started only to ask.
   std::size_t concurrent_targets(const Params& params) const override {
+    {
+      const std::lock_guard lock(cache_mutex_);
+      if (const auto it = concurrent_.find(params); it != concurrent_.end())
+        return it->second == 0 ? kUnboundedTargets : it->second;
+    }
     const std::size_t n = state_->ask({{"op", "concurrent_targets"}, {"params", to_json(params)}},
                                       "asking how many targets may run at once")
                               .at("targets")
@@ -333,6 +338,7 @@ class SupervisedInstance final : public BackendInstance {
   Identity identity_;
   mutable std::mutex cache_mutex_;
   mutable std::optional<std::vector<ParamSpec>> case_params_;
+  mutable std::map<Params, std::size_t> concurrent_;  // by case: 0 = as many as there are cores
 };
 
 // Opens an instance in a new worker.

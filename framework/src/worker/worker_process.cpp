@@ -30,15 +30,6 @@ constexpr std::size_t kTailLines = 20;
 constexpr std::size_t kTailLineChars = 240;
 constexpr auto kMemoryPollInterval = std::chrono::milliseconds(20);
 
-// A descriptor at 10 or above, close-on-exec: dup2 onto 3 and 4 in the child must never find its
-// source already there (dup2 of a descriptor onto itself keeps close-on-exec).
-int high_fd(int fd) {
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, 10);
-  if (moved < 0) throw std::system_error(errno, std::generic_category(), "fcntl(F_DUPFD_CLOEXEC)");
-  ::close(fd);
-  return moved;
-}
-
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 std::string signal_name(int signal) {

@@ -105,11 +105,16 @@ class Server {
   }
 
   Json make_target(const Json& request) {
-    std::unique_ptr<Target> target = instance().make_target(params_from_json(request.at("params")));
+    const Params params = params_from_json(request.at("params"));
+    std::unique_ptr<Target> target = instance().make_target(params);
     const std::uint64_t id = ++last_target_;
     Json info = to_json(target->info());
     targets_.emplace(id, std::move(target));
-    return ok({{"target", id}, {"info", std::move(info)}});
+    // Asked with every target, so that the gate need not start another worker to learn it.
+    const std::size_t concurrent = instance().concurrent_targets(params);
+    return ok({{"target", id},
+               {"info", std::move(info)},
+               {"concurrent_targets", concurrent == BackendInstance::kUnboundedTargets ? 0 : concurrent}});
   }
 
   template <typename T>
