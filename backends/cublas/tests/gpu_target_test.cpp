@@ -133,8 +133,9 @@ const TargetCase kCases[] = {
                     {"n", "8"}, {"k", "40"}}},
     {"lt_bf16_bf16_beta", {{"op", "lt_matmul"}, {"dtype", "bfloat16"}, {"m", "24"}, {"n", "8"},
                            {"k", "40"}, {"beta", "1"}}},
+    // k = 32: the most summands e4m3 masks cover (with k = 48 the probe test could only skip).
     {"lt_fp8_e4m3_f32", {{"op", "lt_matmul"}, {"dtype", "fp8_e4m3"}, {"m", "32"}, {"n", "8"},
-                         {"k", "48"}}},
+                         {"k", "32"}}},
     {"lt_fp8_e4m3_bf16", {{"op", "lt_matmul"}, {"dtype", "fp8_e4m3"}, {"output", "bfloat16"},
                           {"m", "32"}, {"n", "8"}, {"k", "48"}, {"fp8_fast_accum", "true"}}},
     {"lt_fp8_e5m2_f16", {{"op", "lt_matmul"}, {"dtype", "fp8_e5m2"}, {"output", "float16"},

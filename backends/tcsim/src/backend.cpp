@@ -8,7 +8,7 @@ namespace fprev {
 namespace tcsim {
 namespace {
 
-constexpr const char* kModelVersion = "1";  // bump when the arithmetic or the driver changes
+constexpr const char* kModelVersion = "2";  // bump when the arithmetic or the driver changes
 
 Format parse_dtype(const std::string& name) {
   const auto format = parse_format(name);
@@ -37,11 +37,11 @@ std::vector<ParamSpec> case_param_specs() {
 GemmTargetSpec spec_from_params(const Params& params, const ArchModel& model,
                                 const GemmConfig& config) {
   GemmTargetSpec spec;
-  spec.model = model;
   spec.config = config;
   if (param_str(params, "op") != "gemm")
     throw ConfigError("op", "tcsim: unknown op '" + param_str(params, "op") + "'; allowed values: gemm");
   spec.input = parse_dtype(param_str(params, "dtype"));
+  spec.model = model.for_input(spec.input);
   const bool has_output = params.count("output") != 0;
   spec.output = has_output ? parse_dtype(param_str(params, "output"))
                            : (spec.input == Format::float64 ? Format::float64 : Format::float32);
@@ -50,6 +50,14 @@ GemmTargetSpec spec_from_params(const Params& params, const ArchModel& model,
   spec.k = static_cast<std::size_t>(param_int(params, "k"));
   spec.beta = param_int(params, "beta") != 0;
   return spec;
+}
+
+// "16", or "16; tf32 8; fp8_e4m3 32; fp8_e5m2 32" where formats have their own step.
+std::string products_per_step(const ArchModel& model) {
+  std::string out = std::to_string(model.products_per_step);
+  for (const FormatStep& step : model.format_steps)
+    out += "; " + std::string(to_string(step.format)) + " " + std::to_string(step.products_per_step);
+  return out;
 }
 
 class TcsimInstance final : public BackendInstance {
@@ -61,14 +69,17 @@ class TcsimInstance final : public BackendInstance {
     id.library = "tcsim";
     id.version = kModelVersion;
     std::ostringstream os;
-    os << model_.name << " (" << model_.products_per_step << "+1 terms, " << model_.extra_bits
-       << " extra bits, " << model_.carry_bits << " carry bits), k_tile " << config_.k_tile
+    os << model_.name << " (" << model_.products_per_step << "+1 terms";
+    for (const FormatStep& step : model_.format_steps)
+      os << ", " << to_string(step.format) << " " << step.products_per_step << "+1";
+    os << ", " << model_.extra_bits << " extra bits, " << model_.carry_bits
+       << " carry bits), k_tile " << config_.k_tile
        << ", split_k " << config_.split_k << " " << to_string(config_.reduction) << ", residue "
        << to_string(config_.residue) << ", C " << to_string(config_.c_placement);
     id.configuration = os.str();
     id.platform_key = "any";  // a deterministic model: the same tree on every machine
     id.details = {{"arch", model_.name},
-                  {"products_per_step", std::to_string(model_.products_per_step)},
+                  {"products_per_step", products_per_step(model_)},
                   {"extra_bits", std::to_string(model_.extra_bits)},
                   {"carry_bits", std::to_string(model_.carry_bits)},
                   {"k_tile", std::to_string(config_.k_tile)},
@@ -102,7 +113,8 @@ class TcsimBackend final : public Backend {
   bool runs_foreign_code() const override { return false; }
   std::string_view name() const override { return "tcsim"; }
   std::string_view summary() const override {
-    return "simulated Tensor Cores (Volta/Turing 4+1, Ampere 8+1, Hopper 16+1 fused sums) driving "
+    return "simulated Tensor Cores (Volta/Turing 4+1, Ampere 8+1, Hopper 16+1 fused sums; Hopper tf32 "
+           "8+1, fp8 32+1) driving "
            "a GEMM with k-tiling and split-K; deterministic, no GPU needed";
   }
 
@@ -126,7 +138,7 @@ class TcsimBackend final : public Backend {
             .defaults_to("epilogue"),
         integer_param("hopper_extra_bits", 0, 16,
                       "alignment bits Hopper keeps below the significand (default " +
-                          std::to_string(kDefaultHopperExtraBits) + ", an assumption)"),
+                          std::to_string(kDefaultHopperExtraBits) + ", measured on an H200)"),
     };
   }
 

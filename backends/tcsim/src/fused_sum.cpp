@@ -1,6 +1,7 @@
 // The fused multi-term sum of Valpey et al., NFM 2025 Algorithm 1, in exact integer arithmetic.
 #include "fprev/backends/tcsim/fused_sum.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <climits>
@@ -143,17 +144,32 @@ ArchModel arch_model(Arch arch, int hopper_extra_bits) {
       m.float64_fma = true;
       break;
     case Arch::hopper:
-      // Xie et al., USENIX ATC 2025 Sec. 7: 17-way nodes on H100. Extra bits: a parameter (assumption), carry bits
-      // ceil(log2 17).
+      // Xie et al., USENIX ATC 2025 Sec. 7: 17-way nodes on H100 (float16); the same on an H200
+      // for float16 and bfloat16, 9-way for tf32 and 32-way (k = 32) for fp8_e4m3 through cuBLAS
+      // 13.1: the k of wgmma's shapes (16, 8, 32). Extra bits: 2 measured on the H200; carry bits
+      // ceil(log2 terms).
       m.products_per_step = 16;
       m.extra_bits = hopper_extra_bits;
       m.carry_bits = 5;
       m.inputs = {Format::float16, Format::bfloat16, Format::tf32, Format::fp8_e4m3,
                   Format::fp8_e5m2};
       m.float64_fma = true;
+      m.format_steps = {{Format::tf32, 8}, {Format::fp8_e4m3, 32}, {Format::fp8_e5m2, 32}};
       break;
   }
   return m;
+}
+
+ArchModel ArchModel::for_input(Format input) const {
+  ArchModel model = *this;
+  for (const FormatStep& step : format_steps) {
+    if (step.format != input) continue;
+    model.products_per_step = step.products_per_step;
+    int carry = 0;
+    while ((1 << carry) < step.products_per_step + 1) ++carry;
+    model.carry_bits = std::max(model.carry_bits, carry);
+  }
+  return model;
 }
 
 FusedSumParams fused_params(const ArchModel& model) {

@@ -237,8 +237,10 @@ void validate(const GemmTargetSpec& s) {
 }
 
 std::unique_ptr<Target> make_tcsim_target(const GemmTargetSpec& spec) {
-  validate(spec);
-  return std::make_unique<GemmTarget>(spec);
+  GemmTargetSpec for_input = spec;
+  for_input.model = spec.model.for_input(spec.input);
+  validate(for_input);
+  return std::make_unique<GemmTarget>(for_input);
 }
 
 }  // namespace fprev::tcsim

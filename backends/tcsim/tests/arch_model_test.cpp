@@ -14,7 +14,8 @@ using fprev::Format;
 using namespace fprev::tcsim;
 
 // Xie et al., USENIX ATC 2025 Sec. 7: 5-, 9- and 17-way nodes on V100, A100, H100 (4+1, 8+1, 16+1 terms);
-// Valpey et al., NFM 2025: 0 extra bits on Volta/Turing, 1 on Ampere, 3 carry bits for 5 terms.
+// Valpey et al., NFM 2025: 0 extra bits on Volta/Turing, 1 on Ampere, 3 carry bits for 5 terms;
+// Hopper: 2, measured on an H200 (float16, bfloat16, tf32 through cuBLAS 13.1).
 TEST(ArchModel, Presets) {
   const ArchModel v = arch_model(Arch::volta), t = arch_model(Arch::turing),
                   a = arch_model(Arch::ampere), h = arch_model(Arch::hopper);
@@ -26,6 +27,7 @@ TEST(ArchModel, Presets) {
   EXPECT_EQ(t.extra_bits, 0);
   EXPECT_EQ(a.extra_bits, 1);
   EXPECT_EQ(h.extra_bits, kDefaultHopperExtraBits);
+  EXPECT_EQ(kDefaultHopperExtraBits, 2);
   EXPECT_EQ(arch_model(Arch::hopper, 3).extra_bits, 3);
   EXPECT_EQ(arch_model(Arch::ampere, 3).extra_bits, 1);  // the parameter is Hopper's only
   // ceil(log2(terms)) carry bits.
@@ -58,6 +60,24 @@ TEST(ArchModel, InputFormats) {
   EXPECT_TRUE(a.supports(Format::float64));
   EXPECT_TRUE(h.supports(Format::float64));
   EXPECT_FALSE(h.supports(Format::float32));
+}
+
+// Hopper's step depends on the input format, as wgmma's k does (16 for the 16-bit formats, 8 for
+// tf32, 32 for fp8): an H200 through cuBLAS 13.1 fuses 16+1, 8+1 and 32 terms (backends/cublas/
+// README.md). Carry bits grow with the terms; other architectures have one step for all formats.
+TEST(ArchModel, HopperStepPerInputFormat) {
+  const ArchModel h = arch_model(Arch::hopper);
+  EXPECT_EQ(h.for_input(Format::float16).fused_width(), 17);
+  EXPECT_EQ(h.for_input(Format::bfloat16).fused_width(), 17);
+  EXPECT_EQ(h.for_input(Format::tf32).fused_width(), 9);
+  EXPECT_EQ(h.for_input(Format::fp8_e4m3).fused_width(), 33);
+  EXPECT_EQ(h.for_input(Format::fp8_e5m2).fused_width(), 33);
+  EXPECT_EQ(h.for_input(Format::tf32).carry_bits, 5);  // never fewer than the architecture's
+  EXPECT_EQ(h.for_input(Format::fp8_e4m3).carry_bits, 6);
+  EXPECT_EQ(h.for_input(Format::tf32).extra_bits, h.extra_bits);
+  const ArchModel a = arch_model(Arch::ampere);
+  EXPECT_EQ(a.for_input(Format::tf32).fused_width(), 9);
+  EXPECT_EQ(a.for_input(Format::float16).fused_width(), 9);
 }
 
 TEST(ArchModel, Names) {

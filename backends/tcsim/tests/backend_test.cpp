@@ -43,10 +43,11 @@ TEST(TcsimBackend, Identity) {
   const auto instance = open({{"arch", "hopper"}, {"split_k", "2"}});
   const fprev::Identity id = instance->identity();
   EXPECT_EQ(id.library, "tcsim");
-  EXPECT_EQ(id.version, "1");
+  EXPECT_EQ(id.version, "2");
   EXPECT_EQ(id.platform_key, "any");
   EXPECT_EQ(id.details.at("arch"), "hopper");
-  EXPECT_EQ(id.details.at("products_per_step"), "16");
+  EXPECT_EQ(id.details.at("products_per_step"), "16; tf32 8; fp8_e4m3 32; fp8_e5m2 32");
+  EXPECT_EQ(open({{"arch", "ampere"}})->identity().details.at("products_per_step"), "8");
   EXPECT_EQ(id.details.at("extra_bits"), std::to_string(fprev::tcsim::kDefaultHopperExtraBits));
   EXPECT_EQ(id.details.at("k_tile"), "64");  // the Hopper default
   EXPECT_EQ(id.details.at("split_k"), "2");

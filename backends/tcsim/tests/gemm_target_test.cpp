@@ -101,11 +101,12 @@ TEST(GemmTarget, ProbeOutputsFollowTheTree) {
 }
 
 TEST(GemmTarget, ProbeOutputsOnTheDiagonal) {
-  auto t = make_tcsim_target(spec(Arch::hopper, Format::fp8_e5m2, 40, 16, 4));
+  auto t = make_tcsim_target(spec(Arch::hopper, Format::fp8_e5m2, 72, 16, 4));
   ASSERT_EQ(t->info().traits.summand, SummandKind::product);
-  // Hopper, k = 40, tile 64, residue first: steps {0..7} {8..23} {24..39}.
-  const auto counts = probe_counts(*t, {{0, 7}, {0, 8}, {9, 23}, {30, 1}});
-  EXPECT_EQ(counts, (std::vector<std::uint64_t>{40 - 8, 40 - 24, 40 - 24, 0}));
+  // Hopper fp8 (32 products per step), k = 72, tile 64, residue first: steps {0..7} {8..39}
+  // {40..71}.
+  const auto counts = probe_counts(*t, {{0, 7}, {0, 8}, {9, 39}, {50, 1}});
+  EXPECT_EQ(counts, (std::vector<std::uint64_t>{72 - 8, 72 - 40, 72 - 40, 0}));
 }
 
 TEST(GemmTarget, RejectsTooManyProbesAndBadValues) {

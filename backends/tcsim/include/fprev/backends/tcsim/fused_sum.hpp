@@ -27,6 +27,13 @@
 
 namespace fprev::tcsim {
 
+// A step width that differs from the architecture's for one input format (Hopper's wgmma adds 8
+// tf32 or 32 fp8 products per step, 16 of the 16-bit formats).
+struct FormatStep {
+  Format format = Format::float16;
+  int products_per_step = 16;
+};
+
 // Parameters of one generation's fused multi-term sum. Construct your own to model hardware the
 // presets below do not cover.
 struct ArchModel {
@@ -37,9 +44,13 @@ struct ArchModel {
   int carry_bits = 3;           // bits above the significand that absorb carries
   std::vector<Format> inputs;   // formats the fused path accepts (float64 excluded)
   bool float64_fma = false;     // float64 GEMM as a chain of IEEE FMAs (the DMMA path)
+  std::vector<FormatStep> format_steps;  // per-format step widths overriding products_per_step
 
   int fused_width() const { return products_per_step + 1; }
   bool supports(Format input) const;  // fused inputs, and float64 when float64_fma
+  // The model a GEMM with this input format runs: its step width, and carry bits enough for that
+  // many terms (ceil(log2(terms)), never fewer than the architecture's).
+  ArchModel for_input(Format input) const;
 };
 
 enum class Arch : std::uint8_t { volta, turing, ampere, hopper };
@@ -47,12 +58,14 @@ std::string_view to_string(Arch arch);
 std::optional<Arch> parse_arch(std::string_view name);
 std::string arch_names();  // "volta, turing, ampere, hopper"
 
-// Extra alignment bits assumed for Hopper when none is given. Not measured by the papers (they
-// stop at Ampere): we assume Hopper keeps what Ampere keeps. See backends/tcsim/README.md.
-inline constexpr int kDefaultHopperExtraBits = 1;
+// Extra alignment bits of Hopper when none is given: 2, measured by the fingerprint on an H200
+// through cuBLAS 13.1 (float16, bfloat16 and tf32 GEMMs; the papers stop at Ampere's 1, Valpey et
+// al., NFM 2025 Sec. 7 expects more on Hopper). See backends/tcsim/README.md.
+inline constexpr int kDefaultHopperExtraBits = 2;
 
-// The presets (Valpey et al., NFM 2025 Sec. 4-5 for Volta/Turing/Ampere; Xie et al., USENIX ATC 2025 Sec. 7 for the 17-term
-// Hopper step). `hopper_extra_bits` is used for Hopper only.
+// The presets (Valpey et al., NFM 2025 Sec. 4-5 for Volta/Turing/Ampere; Xie et al., USENIX ATC
+// 2025 Sec. 7 for the 17-term Hopper step; the H200 run of backends/cublas/README.md for Hopper's
+// tf32 and fp8 steps and extra bits). `hopper_extra_bits` is used for Hopper only.
 ArchModel arch_model(Arch arch, int hopper_extra_bits = kDefaultHopperExtraBits);
 
 // Bit widths of one fused sum.
