@@ -74,6 +74,9 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
   if (s.fused_node_tests > 0)
     out << "fused nodes:   " << s.fused_node_tests
         << " inputs showed fixed fused steps, not a value-dependent order\n";
+  if (s.fused_alignment_bits > 0)
+    out << "               they keep " << s.fused_alignment_bits
+        << " bits from the largest term, fewer than the data has (a short accumulator, or rounding on input)\n";
   if (!s.arithmetic_note.empty()) out << "note:          " << s.arithmetic_note << "\n";
   out << "mask scheme:   " << result.scheme.describe()
       << (s.low_range_mode ? " (low-dynamic-range mode, Xie et al., USENIX ATC 2025 Alg. 5)" : "") << "\n";
