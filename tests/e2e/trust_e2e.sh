@@ -112,6 +112,24 @@ run 1 "update where no golden can be written" -- "$FG" update --golden unwritabl
 expect_in "5 failed" out.txt "update goes on to its summary"
 expect_in "the golden file could not be written" out.txt "each case says why"
 
+echo "# 6: nothing is loaded from the current directory"
+# (Without LD_LIBRARY_PATH, whose own empty entries would mean the current directory too.)
+mkdir -p cwd nl/blas && echo "not a library" >cwd/libgcc_s.so.1
+(cd cwd && env -u LD_LIBRARY_PATH "$FG" --version) >out.txt 2>&1
+expect_status 0 $? "--version beside a libgcc_s.so.1 that is not one (its RUNPATH had an empty entry)"
+# The netlib search looks for blas/libblas.so.3 in the linker's directories: absolute ones only,
+# even where LD_LIBRARY_PATH has an empty entry. A real BLAS planted as ./blas/libblas.so.3 was
+# loaded and reported as the netlib BLAS.
+planted=$(ls /usr/lib/*-linux-gnu/libopenblas.so.0 2>/dev/null | head -1)
+if [ -n "$planted" ] && "$FG" reveal --backend blas --help >/dev/null 2>&1; then
+  cp -L "$planted" nl/blas/libblas.so.3
+  (cd nl && LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}:" "$FG" reveal --backend blas --library netlib --op dot --n 8 --json) >out.txt 2>&1
+  expect_not_in "$PWD/nl/blas" out.txt "the library loaded as netlib is not the one planted in the current directory"
+  expect_not_in '"./blas' out.txt "nor named relative to it"
+else
+  echo "  (skipped: the planted-library check needs the blas backend and OpenBLAS)"
+fi
+
 echo "# 14: a backend module that cannot be loaded is a configuration error"
 mkdir -p modules && echo "not a shared object" >modules/fprev_backend_broken.so
 run 2 "reveal --backend broken" -- env FPREV_BACKEND_PATH="$PWD/modules" "$FG" reveal --backend broken --op sum --n 8
