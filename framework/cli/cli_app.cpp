@@ -102,7 +102,8 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
   command
       .add_option("--max-seconds", e.max_seconds,
                   "time budget of each reveal in seconds (0: none, the default); past it the case stops and is "
-                  "reported over budget (skipped; failed in strict mode). A suite case's max_seconds applies "
+                  "reported over budget (a failure when the case has a golden here or in strict mode, else a skip). A suite "
+                  "case's max_seconds applies "
                   "when smaller")
       ->check(CLI::Range(0.0, 86400.0))
       ->type_name("S")
@@ -114,7 +115,8 @@ void add_json_flag(CLI::App& command, bool& json, const char* what) {
 }
 
 void add_strict_flag(CLI::App& command, bool& strict) {
-  command.add_flag("--strict", strict, "a missing golden fails instead of being skipped (also FPREV_STRICT=1)")
+  command.add_flag("--strict", strict, "every skip fails (a missing golden, a backend that cannot run here, a case over its budget), and a "
+                   "golden without arithmetic fingerprint (also FPREV_STRICT=1)")
       ->group(kOutputGroup);
 }
 
