@@ -19,12 +19,12 @@ constexpr const char* kEngineGroup = "Engine";
 constexpr const char* kOutputGroup = "Output";
 constexpr const char* kPendingGroup = "Pending results";
 
-constexpr const char* kFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves or a golden cannot be
-  read or written; 2 usage or configuration error; 3 internal error or out of memory;
+constexpr const char* kFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves, a golden cannot be
+  read or written, or check compared nothing (unless --allow-nothing); 2 usage or configuration error; 3 internal error or out of memory;
   77 (check --ctest only) the case was skipped
 environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
-  (strict mode), CI (update, review and accept refuse to run; check keeps no pending results
-  unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
+  (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
+  no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
   e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
 JSON output: docs/json.md)";
 
@@ -102,7 +102,8 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
   command
       .add_option("--max-seconds", e.max_seconds,
                   "time budget of each reveal in seconds (0: none, the default); past it the case stops and is "
-                  "reported over budget (skipped; failed in strict mode). A suite case's max_seconds applies "
+                  "reported over budget (a failure when the case has a golden here or in strict mode, else a skip). A suite "
+                  "case's max_seconds applies "
                   "when smaller")
       ->check(CLI::Range(0.0, 86400.0))
       ->type_name("S")
@@ -129,7 +130,8 @@ void add_json_flag(CLI::App& command, bool& json, const char* what) {
 }
 
 void add_strict_flag(CLI::App& command, bool& strict) {
-  command.add_flag("--strict", strict, "a missing golden fails instead of being skipped (also FPREV_STRICT=1)")
+  command.add_flag("--strict", strict, "every skip fails (a missing golden, a backend that cannot run here, a case over its budget), and a "
+                   "golden without arithmetic fingerprint (also FPREV_STRICT=1)")
       ->group(kOutputGroup);
 }
 
@@ -261,6 +263,10 @@ CLI::App* add_check(CLI::App& app, GateOptions& o) {
       ->type_name("POLICY")
       ->group(kOutputGroup);
   c->add_flag("--force", o.force, "--unreferenced=delete even when CI is set")->group(kOutputGroup);
+  c->add_flag("--allow-nothing", o.allow_nothing,
+              "exit 0 although nothing was compared (0 passed, 0 failed: every case skipped); without it "
+              "such a check fails, so that a gate is never green when it tested nothing")
+      ->group(kOutputGroup);
   c->footer(
       "the revealed result of every case that needs accepting is kept for review as <case>.golden.new\n"
       "(fprev-golden review; not in CI unless --pending or --pending-dir)\n"

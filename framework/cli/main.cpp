@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli_app.hpp"
+#include "control_escape.hpp"
 #include "exit_status.hpp"
 #include "fprev/backend.hpp"
 #include "fprev/golden.hpp"
@@ -71,6 +72,8 @@ int report_current_exception(const std::string& command) noexcept {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Foreign text (a golden's library line, a file name) never reaches the terminal raw.
+  const cli::EscapedStandardStreams escaped;
   std::string command;  // the sub-command, once known
   try {
     std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);

@@ -66,6 +66,7 @@ struct GateOptions {
   bool ctest = false;   // check only
   bool force = false;   // update: write in CI; check: --unreferenced=delete in CI
   bool quiet = false;
+  bool allow_nothing = false;  // check: 0 passed and 0 failed is not a failure
   double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report

@@ -42,7 +42,9 @@ TreeInput read_tree_input(const std::string& argument) {
   if (size > kMaxGoldenBytes)
     throw UsageError(argument + ": larger than " + std::to_string(kMaxGoldenBytes) +
                      " bytes, the most a golden or an S-expression file may have");
-  if (text.rfind("# fprev-golden", 0) == 0) {
+  // A golden that an editor saved with a byte order mark is still a golden: its parser says what
+  // is wrong, where the S-expression parser would only see a stray byte 0xef.
+  if (text.rfind("# fprev-golden", 0) == 0 || text.rfind("\xEF\xBB\xBF# fprev-golden", 0) == 0) {
     try {
       input.result = parse_golden_text(text, argument);
     } catch (const GoldenParseError& e) {

@@ -193,7 +193,8 @@ else fail "reveal --seed does not change the random tree"; fi
 run 0 "reveal --reveal-seed (the engine's seed)" -- "$FG" reveal --backend reference --order pairwise --n 4 --reveal-seed 7
 run 0 "update creates the goldens" -- "$FG" update
 expect_in "4 created" out.txt "update counts the created goldens"
-run 0 "check of a suite file given positionally" -- "$FG" check other/tiny.yaml
+# (Its one case has no golden: nothing is compared, which fails without --allow-nothing.)
+run 0 "check of a suite file given positionally" -- "$FG" check other/tiny.yaml --allow-nothing
 expect_in "1 skipped" out.txt "only the positional suite's case ran"
 expect_not_in "small" out.txt "the default suites were not run"
 expect_in "$FG update --suites other/tiny.yaml --suite tiny --backend ref --case sum-float32-reverse-n5" \
@@ -201,7 +202,9 @@ expect_in "$FG update --suites other/tiny.yaml --suite tiny --backend ref --case
 
 # --- exit statuses of the error handler ------------------------------------------------------------------
 run 1 "update into a golden path that cannot be created" -- "$FG" update --golden suites/small.yaml/x
-expect_in "fprev-golden update: error:" out.txt "a golden write error is reported by the handler"
+expect_in "FAILED reproducibility/small/ref/sum-float32-sequential-n4: the golden file could not be written" out.txt \
+  "a golden write error fails its case"
+expect_in "0 passed, 4 failed, 0 skipped" out.txt "and update goes on to its summary"
 # (Not meaningful under AddressSanitizer, which cannot start under a virtual-memory limit; the
 # sanitizer run of scripts/test-all runs the unit tests only.)
 (ulimit -v 1000000; "$FG" reveal --backend reference --order sequential --n 268435456) >out.txt 2>&1
@@ -226,9 +229,10 @@ json_ok list 0 "list --json" cases/0/suite=small cases/3/test=reproducibility/sm
 json_ok check 0 "check --json, all passing" counts/passed=4 counts/failed=0 strict=false \
   cases/0/status=passed cases/0/outcome=passed cases/0/revealed/sexpr='(((0 1) 2) 3)' \
   cases/0/golden/metadata/suite=small cases/0/accept_command=null cases/0/stats/probes=@number -- check --json
-# A time budget no reveal can keep: every case stops over budget, skipped (failed in strict mode).
-json_ok check 0 "check --json, over the time budget" counts/skipped=4 counts/passed=0 cases/0/status=over_budget \
-  cases/0/outcome=skipped cases/0/message=@nonempty -- check --json --max-seconds 0.000001
+# A time budget no reveal can keep: every case stops over budget. Each has a golden here, so
+# reaching no verdict fails it, strict or not (without a golden it would be a skip).
+json_ok check 1 "check --json, over the time budget" counts/failed=4 counts/passed=0 cases/0/status=over_budget \
+  cases/0/outcome=failed cases/0/message=@nonempty ci=false -- check --json --max-seconds 0.000001
 json_ok check 1 "check --json --strict, over the time budget" counts/failed=4 cases/0/status=over_budget \
   cases/0/outcome=failed -- check --json --strict --max-seconds 0.000001
 json_ok check 0 "check --json with two probe streams" counts/passed=4 cases/3/stats/streams=@number \

@@ -156,9 +156,11 @@ std::vector<std::string> linker_search_directories() {
       for (unsigned i = 0; i < info->dls_cnt; ++i) {
         std::string directory = info->dls_serpath[i].dls_name;
         while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
+        // Only absolute directories: an empty or relative entry (an empty RUNPATH element means
+        // ".") would load whatever the current directory holds under that name.
         bool seen = false;
         for (const auto& d : directories) seen = seen || d == directory;
-        if (!seen && !directory.empty()) directories.push_back(directory);
+        if (!seen && directory.starts_with('/')) directories.push_back(directory);
       }
     }
   }

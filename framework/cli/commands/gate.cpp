@@ -9,6 +9,7 @@
 
 #include "../accept_command.hpp"
 #include "../commands.hpp"
+#include "../control_escape.hpp"
 #include "../environment.hpp"
 #include "../pending_selection.hpp"
 #include "../report/reporter.hpp"
@@ -30,7 +31,7 @@ std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
     reporters->add(make_ctest_reporter(std::cout));
   } else {
     const bool progress = !options.quiet && isatty(2) != 0 && !environment_flag("CI");
-    reporters->add(make_text_reporter(std::cout, std::cerr, progress));
+    reporters->add(make_text_reporter(std::cout, raw_standard_error(), progress));
   }
   if (options.html) reporters->add(make_html_file_reporter(*options.html, options.picture.max_nodes));
   return reporters;
@@ -80,8 +81,25 @@ std::vector<ObsoleteGolden> handle_obsolete(const GateOptions& options, const Se
   return obsolete;
 }
 
+// Which cases that reached no verdict fail: every one in strict mode; a missing golden under CI
+// (as Jest's --ci: a CI run must compare, not quietly record nothing). update creates goldens, so
+// a missing one is never its failure.
+SkipPolicy skip_policy(const GateOptions& options, bool update) {
+  SkipPolicy policy;
+  policy.strict = options.strict || environment_flag("FPREV_STRICT");
+  policy.ci = !update && environment_flag("CI");
+  return policy;
+}
+
+// A check that compared nothing (0 passed, 0 failed) tested nothing: every case was skipped (no
+// goldens for this platform, e.g. after FPREV_BLAS_THREADS moved every key; backends that cannot
+// run here). It fails unless --allow-nothing; --ctest reports its one case's skip to CTest (77).
+bool compared_nothing(const GateOptions& options, bool update, const CaseCounts& counts) {
+  return !update && !options.ctest && !options.allow_nothing && counts.passed == 0 && counts.failed == 0;
+}
+
 int run_gate(const GateOptions& options, bool update) {
-  const bool strict = options.strict || environment_flag("FPREV_STRICT");
+  const SkipPolicy policy = skip_policy(options, update);
   if (update) refuse_in_ci(options.force, "re-baseline goldens", "Review the change and run update on a developer machine");
   if (options.unreferenced == UnreferencedPolicy::remove)
     refuse_in_ci(options.force, "delete obsolete goldens",
@@ -100,7 +118,7 @@ int run_gate(const GateOptions& options, bool update) {
 
   RunnerOptions runner_options;
   runner_options.golden_root = selection.golden_root;
-  runner_options.strict = strict;
+  runner_options.strict = policy.strict;
   runner_options.tool_version = kToolVersion;
   apply_engine_options(options.engine, runner_options.reveal);
   runner_options.streams = options.engine.streams;
@@ -118,7 +136,7 @@ int run_gate(const GateOptions& options, bool update) {
     std::cerr << "fprev-golden " << (update ? "update" : "check") << ": " << selection.excluded_by_label
               << (selection.excluded_by_label == 1 ? " case" : " cases")
               << " left out by --exclude-label, not counted below\n";
-  reporter->run_started({update ? "update" : "check", strict, selection.cases.size(), selection.excluded_by_label,
+  reporter->run_started({update ? "update" : "check", policy, selection.cases.size(), selection.excluded_by_label,
                          options.selection.excluded_labels});
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < selection.cases.size(); ++k) {
@@ -131,17 +149,24 @@ int run_gate(const GateOptions& options, bool update) {
                                     is_recordable(r.diagnostic->finding);
     const bool needs_accept = r.status == CaseStatus::differs ||
                               r.status == CaseStatus::missing_golden ||
-                              r.status == CaseStatus::broken_golden || recordable_finding;
+                              r.status == CaseStatus::broken_golden || recordable_finding ||
+                              passed_without_fingerprint(r);  // its NOTE says how to add one
     reporter->case_finished(r, needs_accept ? accept.for_case(*sc.suite, *sc.c) : "");
   }
   const std::vector<ObsoleteGolden> obsolete = handle_obsolete(options, selection, runner_options.pending);
-  const CaseCounts counts = count_cases(results, strict);
+  const CaseCounts counts = count_cases(results, policy);
   const bool kept = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.pending_path.empty(); });
   reporter->run_finished({results, obsolete, counts, options.unreferenced,
                           kept ? review_command_for(options, selection, *runner_options.pending) : ""});
 
   if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;
+  if (compared_nothing(options, update, counts)) {
+    std::cerr << "fprev-golden check: error: nothing was compared (0 passed, 0 failed, " << counts.skipped
+              << " skipped): no selected case has a golden it could check here. Record goldens for this "
+                 "platform with update, select what this host can run, or pass --allow-nothing\n";
+    return kExitFailure;
+  }
   return kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
 #include "engine_options.hpp"
+#include "fprev/backend_module.hpp"
 #include "fprev/probe_streams.hpp"
 #include "fprev/fingerprint.hpp"
 #include "fprev/reveal.hpp"
@@ -74,6 +75,9 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
   if (s.fused_node_tests > 0)
     out << "fused nodes:   " << s.fused_node_tests
         << " inputs showed fixed fused steps, not a value-dependent order\n";
+  if (s.fused_alignment_bits > 0)
+    out << "               they keep " << s.fused_alignment_bits
+        << " bits from the largest term, fewer than the data has (a short accumulator, or rounding on input)\n";
   if (!s.arithmetic_note.empty()) out << "note:          " << s.arithmetic_note << "\n";
   out << "mask scheme:   " << result.scheme.describe()
       << (s.low_range_mode ? " (low-dynamic-range mode, Xie et al., USENIX ATC 2025 Alg. 5)" : "") << "\n";
@@ -106,6 +110,18 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   return document;
 }
 
+// A backend module that cannot be loaded (or whose registration failed) is a configuration
+// error, exit 2, as the same module named in a suite is; main's handler would otherwise take the
+// loader's exception for an internal error (exit 3).
+template <class Step>
+auto with_module_errors_as_config(const std::string& backend, Step&& step) {
+  try {
+    return step();
+  } catch (const BackendModuleError& e) {
+    throw ConfigError("", "backend '" + backend + "': " + e.what());
+  }
+}
+
 }  // namespace
 
 int run_reveal(const RevealCommandOptions& options) {
@@ -116,7 +132,8 @@ int run_reveal(const RevealCommandOptions& options) {
     throw UsageError("unknown backend '" + options.backend +
                      "'; allowed values: " + builtin_backends().names());
   const std::string format = options.format.value_or(options.json ? "json" : "sexpr");
-  const BackendArguments arguments = parse_backend_arguments(*backend, options.backend_arguments);
+  const BackendArguments arguments = with_module_errors_as_config(
+      options.backend, [&] { return parse_backend_arguments(*backend, options.backend_arguments); });
   RevealOptions reveal_options;
   apply_engine_options(options.engine, reveal_options);
   if (arguments.engine_seed && !options.engine.seed) reveal_options.seed = *arguments.engine_seed;
@@ -124,7 +141,8 @@ int run_reveal(const RevealCommandOptions& options) {
   // BackendUnavailable, TargetError (TargetFault: the worker crashed, exited or hung) and
   // RevealFailure end in main's handler (exit status 1). --max-seconds is a hard limit.
   const CaseDeadline deadline(options.engine.max_seconds);
-  const OpenedTarget opened = open_target(*backend, arguments);
+  const OpenedTarget opened =
+      with_module_errors_as_config(options.backend, [&] { return open_target(*backend, arguments); });
   const auto target = opened.instance->make_target(opened.case_params);
   use_probe_streams(reveal_options, options.engine.streams, *opened.instance, opened.case_params);
   try {

@@ -1,10 +1,12 @@
 // fprev-golden diff (two goldens or trees) and show (render one).
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <iostream>
 #include <sstream>
 
 #include "../commands.hpp"
+#include "../control_escape.hpp"
 #include "../report/json.hpp"
 #include "../tree_input.hpp"
 #include "fprev/diff.hpp"
@@ -111,14 +113,27 @@ std::optional<std::string> svg_or_error(const std::string& dot, const char* comm
   return std::nullopt;
 }
 
-// To --output FILE, or stdout. False (with a message) when the file cannot be written.
+// --output must not name an input: it would be replaced by its own rendering (show X.golden
+// --output X.golden), and the command would still exit 0. Checked before anything is read.
+void refuse_output_over_input(const std::optional<std::string>& output, const std::vector<std::string>& inputs) {
+  if (!output) return;
+  for (const std::string& input : inputs) {
+    std::error_code error;
+    if (std::filesystem::equivalent(*output, input, error) && !error)
+      throw UsageError("--output " + *output + " is the input " + input +
+                       ": writing would overwrite it; name another file");
+  }
+}
+
+// To --output FILE, or stdout. False (with a message) when the file cannot be written. Controls are
+// escaped in the file as on the terminal (control_escape.hpp).
 bool write_output(const std::string& text, const std::optional<std::string>& path, const char* command) {
   if (!path) {
     std::cout << text;
     return true;
   }
   std::ofstream file(*path, std::ios::binary);
-  file << text;
+  file << escape_controls(text);
   if (file) return true;
   std::cerr << "fprev-golden " << command << ": error: cannot write " << *path << "\n";
   return false;
@@ -128,6 +143,7 @@ bool write_output(const std::string& text, const std::optional<std::string>& pat
 
 int run_diff(const DiffCommandOptions& options) {
   const std::string format = options.format.value_or(options.json ? "json" : "text");
+  refuse_output_over_input(options.output, {options.old_input, options.new_input});
   const TreeInput old_input = read_tree_input(options.old_input);
   const TreeInput new_input = read_tree_input(options.new_input);
   const Golden& before = old_input.result;
@@ -177,6 +193,7 @@ int run_diff(const DiffCommandOptions& options) {
 
 int run_show(const ShowOptions& options) {
   const std::string format = options.format.value_or(options.json ? "json" : "text");
+  refuse_output_over_input(options.output, {options.input});
   const TreeInput input = read_tree_input(options.input);
   std::string out;
   if (format == "dot" || format == "svg") {

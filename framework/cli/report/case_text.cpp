@@ -19,9 +19,14 @@ constexpr const char* kFindingChanged = "the recorded finding changed";
 constexpr const char* kArithmeticChanged = "the arithmetic changed under the same summation tree";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
+constexpr const char* kGoldenUnwritable = "the golden file could not be written";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
 constexpr const char* kUnavailableInStrictMode = "the backend cannot run here and strict mode is on";
 constexpr const char* kOverBudgetInStrictMode = "the case ran past its time budget and strict mode is on";
+constexpr const char* kMissingUnderCi = "no golden for this platform and CI is set";
+constexpr const char* kNoFingerprintInStrictMode =
+    "the golden has no arithmetic fingerprint and strict mode is on";
+constexpr const char* kNoVerdictWithGolden = "the case has a golden here but reached no verdict within its time budget";
 
 // The tree is the golden's but the fingerprint is not.
 bool fingerprint_changed(const CaseResult& r) {
@@ -63,6 +68,7 @@ std::string detail_of(const CaseResult& r) {
     case CaseStatus::unavailable:
     case CaseStatus::broken_golden:
     case CaseStatus::over_budget:
+    case CaseStatus::unwritable:
       return r.message.substr(0, r.message.find('\n'));
   }
   return "";
@@ -107,7 +113,7 @@ void print_pending(std::ostream& out, const CaseResult& r) {
 
 std::string case_detail(const CaseResult& result) { return detail_of(result); }
 
-CaseCounts count_cases(const std::vector<CaseResult>& results, bool strict) {
+CaseCounts count_cases(const std::vector<CaseResult>& results, SkipPolicy policy) {
   CaseCounts counts;
   for (const auto& r : results) {
     switch (r.status) {
@@ -117,8 +123,8 @@ CaseCounts count_cases(const std::vector<CaseResult>& results, bool strict) {
       case CaseStatus::repaired: ++counts.repaired; break;
       default: break;
     }
-    if (is_failure(r.status, strict)) ++counts.failed;
-    else if (is_skip(r.status, strict)) ++counts.skipped;
+    if (is_failure(r, policy)) ++counts.failed;
+    else if (is_skip(r, policy)) ++counts.skipped;
     else ++counts.passed;
   }
   return counts;
@@ -145,25 +151,28 @@ std::string test_name(const CaseResult& r) {
   return "reproducibility/" + r.suite + "/" + r.backend + "/" + r.case_id;
 }
 
-std::string failure_reason(const CaseResult& r, bool strict) {
-  if (!is_failure(r.status, strict)) return "";
+std::string failure_reason(const CaseResult& r, SkipPolicy policy) {
+  if (!is_failure(r, policy)) return "";
   switch (r.status) {
     case CaseStatus::differs: return changed_reason(r);
     case CaseStatus::misbehaves:
       return r.diagnostic ? std::string(kTargetMisbehaves) + ": " + std::string(to_string(r.diagnostic->finding))
                           : kTargetMisbehaves;
     case CaseStatus::broken_golden: return kGoldenUnreadable;
-    case CaseStatus::missing_golden: return kMissingInStrictMode;
+    case CaseStatus::unwritable: return kGoldenUnwritable;
+    case CaseStatus::passed: return kNoFingerprintInStrictMode;
+    case CaseStatus::missing_golden: return policy.strict ? kMissingInStrictMode : kMissingUnderCi;
     case CaseStatus::unavailable: return kUnavailableInStrictMode;
-    case CaseStatus::over_budget: return kOverBudgetInStrictMode;
+    case CaseStatus::over_budget: return r.golden ? kNoVerdictWithGolden : kOverBudgetInStrictMode;
     default: return std::string(to_string(r.status));
   }
 }
 
 std::vector<std::string> all_failure_reasons() {
   std::vector<std::string> reasons = {kTreeChanged,      kMapChanged,       kFindingChanged,
-                                      kArithmeticChanged, kGoldenUnreadable, kMissingInStrictMode,
-                                      kUnavailableInStrictMode, kOverBudgetInStrictMode};
+                                      kArithmeticChanged, kGoldenUnreadable, kGoldenUnwritable, kNoFingerprintInStrictMode, kMissingInStrictMode,
+                                      kMissingUnderCi, kUnavailableInStrictMode, kOverBudgetInStrictMode,
+                                      kNoVerdictWithGolden};
   // Every finding by name, then the bare phrase, which also covers findings added later.
   for (int f = 0; f <= static_cast<int>(Finding::target_fault); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
@@ -172,10 +181,11 @@ std::vector<std::string> all_failure_reasons() {
   return reasons;
 }
 
-void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
+void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy policy,
                         const std::string& accept_command) {
   const std::string name = test_name(r);
-  const std::string reason = failure_reason(r, strict);
+  const std::string reason = failure_reason(r, policy);
+  const bool fails = !reason.empty();
   switch (r.status) {
     case CaseStatus::differs:
       out << "FAILED " << name << ": " << reason << "\n";
@@ -198,14 +208,18 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
             << accept_command << "\n";
       }
       break;
+    case CaseStatus::unwritable:
+      out << "FAILED " << name << ": " << reason << "\n  " << r.message << "\n"
+          << "  the golden there (if any) was left as it was\n";
+      break;
     case CaseStatus::broken_golden:
       out << "FAILED " << name << ": " << reason << "\n  " << r.message << "\n"
           << "  restore it from version control, or re-create it with:\n    " << accept_command
           << "\n";
       break;
     case CaseStatus::missing_golden:
-      out << (strict ? "FAILED " : "SKIPPED ") << name << ": "
-          << (strict ? reason + ": " : std::string()) << "no golden for platform '" << r.platform_key
+      out << (fails ? "FAILED " : "SKIPPED ") << name << ": "
+          << (fails ? reason + ": " : std::string()) << "no golden for platform '" << r.platform_key
           << "' (" << identity_text(r.identity) << ")\n";
       if (!r.other_platforms.empty()) {
         out << "  goldens of this case exist for other platform keys: ";
@@ -216,11 +230,11 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
           << "  or record every case of the suite with: " << AcceptCommand::for_whole_suite(accept_command) << "\n";
       break;
     case CaseStatus::unavailable:
-      out << (strict ? "FAILED " + name + ": " + reason + ": " : "SKIPPED " + name + ": backend unavailable here: ")
+      out << (fails ? "FAILED " + name + ": " + reason + ": " : "SKIPPED " + name + ": backend unavailable here: ")
           << r.message << "\n";
       break;
     case CaseStatus::over_budget:
-      out << (strict ? "FAILED " + name + ": " + reason + ": " : "OVER BUDGET " + name + ": ") << r.message
+      out << (fails ? "FAILED " + name + ": " + reason + ": " : "OVER BUDGET " + name + ": ") << r.message
           << "\n  nothing was compared; give it more time with --max-seconds or the case's max_seconds, or run it "
              "where it is faster (more cores: --streams)\n";
       break;
@@ -243,9 +257,11 @@ void print_case_details(std::ostream& out, const CaseResult& r, bool strict,
       out << "REPAIRED " << name << " (" << r.golden_path.string() << ")\n";
       break;
     case CaseStatus::passed:
-      if (r.golden && r.golden->is_single_tree() && r.golden->fingerprints.empty())
-        out << "NOTE " << name << ": the golden has no arithmetic fingerprint (an older file), so only "
-            << "its tree was compared; add one with:\n    " << accept_command << "\n";
+      if (passed_without_fingerprint(r))
+        out << (fails ? "FAILED " + name + ": " + reason + ": " : "NOTE " + name + ": ")
+            << "the golden has no arithmetic fingerprint (an older file), so only its order was compared and a "
+               "change of the arithmetic would go unseen; add one with:\n    "
+            << accept_command << "\n";
       break;
     case CaseStatus::unchanged:
       break;

@@ -30,7 +30,7 @@ struct CaseCounts {
   std::size_t unchanged = 0;
   std::size_t repaired = 0;
 };
-CaseCounts count_cases(const std::vector<CaseResult>& results, bool strict);
+CaseCounts count_cases(const std::vector<CaseResult>& results, SkipPolicy policy);
 
 // "12 passed, 1 failed, 2 skipped"; update prefixes "3 created, 1 changed, 8 unchanged, ".
 std::string closing_line(const CaseCounts& counts);
@@ -41,14 +41,14 @@ std::string test_name(const CaseResult& result);      // reproducibility/<suite>
 // Why a case failed, in one line without regular-expression characters ("the summation tree
 // changed", "the target misbehaves: nondeterministic"); "" when it did not fail. CTest's JUnit
 // output carries it as the failure message (list --cmake-tests matches these phrases).
-std::string failure_reason(const CaseResult& result, bool strict);
+std::string failure_reason(const CaseResult& result, SkipPolicy policy);
 // Every phrase failure_reason() can return, the most specific first.
 std::vector<std::string> all_failure_reasons();
 
 // The block for people about one case: the diff, the diagnostic, the skip reason, the command
 // that accepts or creates its golden, and where check kept the revealed result for review.
 // Nothing for a passed or unchanged case.
-void print_case_details(std::ostream& out, const CaseResult& result, bool strict,
+void print_case_details(std::ostream& out, const CaseResult& result, SkipPolicy policy,
                         const std::string& accept_command);
 // The detail column of the summary table: the tree summary, the diff in brief, the finding or the
 // reason of a skip, in one line.

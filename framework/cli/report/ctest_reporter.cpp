@@ -11,21 +11,21 @@ class CTestReporter final : public Reporter {
  public:
   explicit CTestReporter(std::ostream& out) : out_(out) {}
 
-  void run_started(const RunInfo& info) override { strict_ = info.strict; }
+  void run_started(const RunInfo& info) override { policy_ = info.policy; }
 
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
     if (result.status == CaseStatus::passed)
       out_ << "passed: " << result.target_description << " matches " << result.golden_path.string()
            << "\n";
     else
-      print_case_details(out_, result, strict_, accept_command);
+      print_case_details(out_, result, policy_, accept_command);
   }
 
   void run_finished(const RunSummary& /*summary*/) override {}
 
  private:
   std::ostream& out_;
-  bool strict_ = false;
+  SkipPolicy policy_;
 };
 
 }  // namespace

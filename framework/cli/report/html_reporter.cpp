@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "../control_escape.hpp"
 #include "../exit_status.hpp"
 #include "../version.hpp"
 #include "fprev/diff.hpp"
@@ -116,7 +117,7 @@ class HtmlReporter final : public Reporter {
 
   void run_started(const RunInfo& info) override {
     command_ = info.command;
-    strict_ = info.strict;
+    policy_ = info.policy;
     if (info.excluded_by_label != 0) {
       std::string labels;
       for (const std::string& label : info.excluded_labels) labels += (labels.empty() ? "" : ", ") + label;
@@ -128,12 +129,12 @@ class HtmlReporter final : public Reporter {
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
     Entry entry;
     entry.name = test_name(result);
-    entry.category = is_failure(result.status, strict_) ? Category::failed
-                     : is_skip(result.status, strict_) ? Category::skipped
+    entry.category = is_failure(result, policy_) ? Category::failed
+                     : is_skip(result, policy_) ? Category::skipped
                                                        : Category::passed;
-    entry.reason = failure_reason(result, strict_);
+    entry.reason = failure_reason(result, policy_);
     std::ostringstream details;
-    print_case_details(details, result, strict_, accept_command);
+    print_case_details(details, result, policy_, accept_command);
     entry.details = details.str();
     if (entry.category != Category::passed) {
       entry.identities = identities_html(result);
@@ -150,7 +151,7 @@ class HtmlReporter final : public Reporter {
     page += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
     page += "<h1>fprev-golden " + escape(command_) + "</h1>\n";
     page += "<p class=\"meta\" id=\"closing-line\">" + escape(closing_line(summary.counts)) +
-            (strict_ ? " (strict mode: a missing golden fails)" : "") + "</p>\n";
+            (policy_.strict ? " (strict mode: every skip fails)" : policy_.ci ? " (CI: a missing golden fails)" : "") + "</p>\n";
     if (!left_out_.empty()) page += "<p class=\"meta\" id=\"left-out\">" + escape(left_out_) + "</p>\n";
     page += "<p class=\"meta\">" + escape(utc_timestamp_now()) + ", fprev-golden " + escape(kToolVersion) + "</p>\n";
     page += summary_table(summary.results);
@@ -159,7 +160,7 @@ class HtmlReporter final : public Reporter {
     page += notes();
     page += obsolete(summary.obsolete, summary.unreferenced);
     page += "</body>\n</html>\n";
-    out_ << page;
+    out_ << escape_controls(page);  // nor raw controls from a golden or a file name
     out_.flush();
   }
 
@@ -218,7 +219,7 @@ class HtmlReporter final : public Reporter {
   std::ostream& out_;
   std::size_t max_nodes_;
   std::string command_ = "check";
-  bool strict_ = false;
+  SkipPolicy policy_;
   std::string left_out_;  // the cases --exclude-label left out, when there are any
   std::vector<Entry> entries_;
 };

@@ -253,13 +253,13 @@ std::string status_name(CaseStatus status) {
   return name;
 }
 
-std::string outcome_name(CaseStatus status, bool strict) {
-  if (is_failure(status, strict)) return "failed";
-  if (is_skip(status, strict)) return "skipped";
+std::string outcome_name(const CaseResult& r, SkipPolicy policy) {
+  if (is_failure(r, policy)) return "failed";
+  if (is_skip(r, policy)) return "skipped";
   return "passed";
 }
 
-Json case_to_json(const CaseResult& r, bool strict, const std::string& accept_command) {
+Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& accept_command) {
   const bool opened = !r.platform_key.empty();
   Json json = Json::object();
   json["test"] = "reproducibility/" + r.suite + "/" + r.backend + "/" + r.case_id;
@@ -267,7 +267,7 @@ Json case_to_json(const CaseResult& r, bool strict, const std::string& accept_co
   json["backend"] = r.backend;
   json["case"] = r.case_id;
   json["status"] = status_name(r.status);
-  json["outcome"] = outcome_name(r.status, strict);
+  json["outcome"] = outcome_name(r, policy);
   json["message"] = text_or_null(r.message);
   json["platform_key"] = text_or_null(r.platform_key);
   json["golden_path"] = text_or_null(r.golden_path.string());

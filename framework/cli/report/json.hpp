@@ -55,11 +55,11 @@ Json params_to_json(const Params& params);            // {"name": "value", ...}
 // The status names of the JSON reports: identifiers ("missing_golden"), not the table's words.
 std::string status_name(CaseStatus status);
 // "passed", "failed" or "skipped": how the gate counts the status.
-std::string outcome_name(CaseStatus status, bool strict);
+std::string outcome_name(const CaseResult& result, SkipPolicy policy);
 
 // One case of a check or update report. `accept_command` is the command that accepts or creates
 // the golden ("" when the case needs none).
-Json case_to_json(const CaseResult& result, bool strict, const std::string& accept_command);
+Json case_to_json(const CaseResult& result, SkipPolicy policy, const std::string& accept_command);
 
 // Pretty-printed (two spaces), followed by a newline. Bytes that are not valid UTF-8 (a library's
 // configuration string, say) become U+FFFD, so the output is always valid JSON; non-finite numbers

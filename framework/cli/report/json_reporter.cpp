@@ -20,18 +20,19 @@ class JsonReporter final : public Reporter {
 
   void run_started(const RunInfo& info) override {
     command_ = info.command;
-    strict_ = info.strict;
+    policy_ = info.policy;
     excluded_by_label_ = info.excluded_by_label;
     excluded_labels_ = info.excluded_labels;
   }
 
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
-    cases_.push_back(case_to_json(result, strict_, accept_command));
+    cases_.push_back(case_to_json(result, policy_, accept_command));
   }
 
   void run_finished(const RunSummary& summary) override {
     Json document = json_document(command_);
-    document["strict"] = strict_;
+    document["strict"] = policy_.strict;
+    document["ci"] = policy_.ci;
     const CaseCounts& c = summary.counts;
     document["counts"] = {{"passed", c.passed},   {"failed", c.failed},
                           {"skipped", c.skipped}, {"created", c.created},
@@ -59,7 +60,7 @@ class JsonReporter final : public Reporter {
  private:
   std::ostream& out_;
   std::string command_;
-  bool strict_ = false;
+  SkipPolicy policy_;
   std::size_t excluded_by_label_ = 0;
   std::vector<std::string> excluded_labels_;
   Json cases_ = Json::array();

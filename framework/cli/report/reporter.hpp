@@ -19,7 +19,7 @@ namespace fprev::cli {
 
 struct RunInfo {
   std::string command;     // "check" or "update"
-  bool strict = false;
+  SkipPolicy policy;  // strict mode, CI: which cases that reached no verdict fail
   std::size_t case_count = 0;
   // Cases that matched the filters but carry a label given to --exclude-label: not run, not in the
   // counts, and said in every report so that no summary looks complete when it is not.

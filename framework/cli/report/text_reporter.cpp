@@ -13,7 +13,7 @@ class TextReporter final : public Reporter {
       : out_(out), progress_out_(progress_out), progress_(progress) {}
 
   void run_started(const RunInfo& info) override {
-    strict_ = info.strict;
+    policy_ = info.policy;
     total_ = info.case_count;
   }
 
@@ -30,7 +30,7 @@ class TextReporter final : public Reporter {
 
   void case_finished(const CaseResult& result, const std::string& accept_command) override {
     if (progress_) progress_out_ << "\r\033[K" << std::flush;
-    print_case_details(out_, result, strict_, accept_command);
+    print_case_details(out_, result, policy_, accept_command);
   }
 
   void run_finished(const RunSummary& summary) override {
@@ -50,7 +50,7 @@ class TextReporter final : public Reporter {
   std::ostream& out_;
   std::ostream& progress_out_;
   bool progress_;
-  bool strict_ = false;
+  SkipPolicy policy_;
   std::size_t total_ = 0;
   std::string running_;  // the running case's progress prefix
 };

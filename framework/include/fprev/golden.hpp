@@ -102,6 +102,10 @@ inline constexpr std::size_t kMaxGoldenTotalLeaves = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxGoldenRanges = 1024;
 inline constexpr std::size_t kMaxGoldenBytes = std::size_t{32} << 20;
 inline constexpr std::size_t kMaxGoldenLineBytes = std::size_t{1} << 20;
+// The most a metadata value from a library (its identity, version, configuration, details) takes
+// in a golden that update writes: a longer one (OpenBLAS's configuration string of 2 MB) is
+// shortened around a "[... N bytes left out ...]" marker, far below kMaxGoldenLineBytes.
+inline constexpr std::size_t kMaxGoldenMetadataBytes = 4096;
 
 struct GoldenMetadata {
   int format_version = kGoldenFormatVersion;  // as read; writing always writes the current version
@@ -203,6 +207,9 @@ Golden parse_golden_text(std::string_view text, std::string_view path = "<golden
 // Reads and parses a golden file. Throws GoldenIoError (cannot read) or GoldenParseError (also for
 // a file larger than kMaxGoldenBytes, which is not read into memory).
 Golden read_golden(const std::filesystem::path& path);
+// The same, and the digest of the bytes it parsed (golden_text_digest, fprev/pending.hpp): what a
+// pending result records, so that accept knows whether the golden is still what check compared.
+Golden read_golden(const std::filesystem::path& path, std::string& digest);
 
 // Writes atomically: the text goes to a uniquely named temporary file in the target's directory
 // (created if missing), is fsync'ed and renamed over the target, and the directory is fsync'ed.

@@ -49,6 +49,8 @@ struct PendingListing {
 // no protection against forgery), or kNoGoldenDigest when there is no such file. Throws
 // GoldenIoError when the file exists but cannot be read.
 std::string golden_file_digest(const std::filesystem::path& path);
+// The same digest of bytes in memory (those read_golden parsed, GoldenText::digest).
+std::string golden_text_digest(std::string_view bytes);
 
 // The golden accepting a pending result writes: the result without its pending.* metadata.
 Golden accepted_golden(Golden pending);
@@ -69,9 +71,12 @@ class PendingStore {
                      std::string_view case_id) const;
 
   // Keeps `result` (a golden as update would write it; its metadata names the case) as the case's
-  // pending result, written atomically, with the digest of the case's golden as it is now.
-  // Returns the pending file's path. Throws GoldenIoError.
-  std::filesystem::path keep(const Golden& result) const;
+  // pending result, written atomically, with `golden_digest`: the digest of the golden the result
+  // was compared with, as check read it (kNoGoldenDigest when it had none). accept refuses when the
+  // golden is no longer those bytes: one updated while a long check ran is never overwritten by an
+  // unreviewed result. Without a digest, the golden's as it is now. Returns the pending file's
+  // path. Throws GoldenIoError.
+  std::filesystem::path keep(const Golden& result, std::string golden_digest = {}) const;
 
   // Removes the case's pending result if there is one: the case passes again, or update wrote its
   // golden. True when a file was removed. Throws GoldenIoError when it cannot be removed.

@@ -106,6 +106,10 @@ struct RevealStats {
   std::size_t guesses_failed = 0;
   // Fused nodes: inputs evaluated to tell a fixed fused step from a value-dependent order.
   std::size_t fused_node_tests = 0;
+  // Bits a fixed fused step keeps from its largest term's leading bit, when that is fewer than the
+  // data's precision (a short accumulator, TF32 rounding on input): measured by the fused-node test
+  // instead of calling the order value-dependent. 0: not narrower (or no fused node).
+  int fused_alignment_bits = 0;
   // confirm() (fprev/confirm.hpp): the known tree or map was confirmed by its proof probes, with no
   // reveal; and the probes that proof set took (also when it failed and a reveal followed).
   bool confirmed = false;

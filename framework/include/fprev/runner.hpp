@@ -36,10 +36,26 @@ enum class CaseStatus : std::uint8_t {
   changed,         // update: the golden was replaced by a different result
   unchanged,       // update: the golden already holds this result (file untouched)
   repaired,        // update: an unparsable golden was replaced
+  unwritable,      // update: the golden could not be written (a full or read-only disk, or the
+                   // written file would not read back); the old one is left as it was. A failure
 };
 std::string_view to_string(CaseStatus status);
-bool is_skip(CaseStatus status, bool strict);
-bool is_failure(CaseStatus status, bool strict);
+
+// Which cases that reached no verdict fail rather than skip. Only "this host cannot run that"
+// stays a quiet skip by default; a case whose golden for this platform exists but that reached no
+// verdict (past its budget, refused by its estimate) always fails, so that a suite edit such as
+// `max_seconds: 0.000001` cannot switch a check off.
+struct SkipPolicy {
+  bool strict = false;  // --strict, FPREV_STRICT: every skip fails
+  bool ci = false;      // CI set: a missing golden fails, as Jest's --ci does
+};
+struct CaseResult;
+bool is_skip(const CaseResult& result, SkipPolicy policy);
+bool is_failure(const CaseResult& result, SkipPolicy policy);
+// A check that passed on its order alone: the golden (an older file) has no arithmetic
+// fingerprint, so a change of the arithmetic under the same tree went unseen. A failure in strict
+// mode; a note otherwise.
+bool passed_without_fingerprint(const CaseResult& result);
 
 struct CaseResult {
   std::string suite;
@@ -77,6 +93,9 @@ struct CaseResult {
   // With pending results on (RunnerOptions::pending): where check kept what it revealed for review
   // (a case that needs accepting; fprev/pending.hpp), or why it could not be kept or removed.
   std::filesystem::path pending_path;
+  // check: the digest of the golden bytes it compared with (kNoGoldenDigest when there was none);
+  // the pending result records it for accept.
+  std::string golden_digest;
   std::string pending_error;
 
   // The revealed tree when every output follows one, else nullptr.

@@ -160,7 +160,11 @@ std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path&
 std::string default_case_id(const std::vector<ParamSpec>& specs, const Params& set_params,
                             const Params& resolved_params);
 
-// [a-z0-9][a-z0-9._-]*: usable as a file or directory name everywhere, never "." or "..".
+// The longest suite name, instance name, case id or label: a golden path component's limit.
+inline constexpr std::size_t kMaxNameLength = 128;
+
+// [a-z0-9][a-z0-9._-]*, at most kMaxNameLength characters: usable as a file or directory name
+// everywhere, never "." or "..".
 bool is_file_name_safe(std::string_view name);
 
 }  // namespace fprev

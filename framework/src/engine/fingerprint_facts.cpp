@@ -14,7 +14,9 @@
 //   subnormals    a subnormal input alone; two normals whose sum is subnormal.
 //   fused nodes   2^j terms of big * 2^-(p-1+j) beside big survive iff the node keeps j extra
 //                 bits; big - tiny and big + 0.75 ulp tell truncation of the terms from IEEE
-//                 rounding of the exact sum.
+//                 rounding of the exact sum. A node that keeps fewer bits than the data has (a
+//                 short accumulator): big * 2^-g beside big survives iff it keeps g + 1 bits,
+//                 fused-alignment-bits (only recorded for such nodes).
 // Outputs are compared with what each hypothesis predicts after rounding to the output format; where
 // two hypotheses predict the same output, the fact is "undetermined", never guessed.
 #include <algorithm>
@@ -422,6 +424,43 @@ class FactLab {
     }
     facts["fused-extra-bits"] = group_by_node(tree_, bits, fused_.size());
     facts["fused-alignment"] = group_by_node(tree_, alignment, fused_.size());
+    narrow_fused(nodes, bits, big, facts);
+  }
+
+  // Fused nodes that keep no extra bit may keep fewer bits than the data has (a short accumulator,
+  // TF32 rounding on input): big + big * 2^-g beside -big shows what the node kept of big * 2^-g,
+  // for g up to p - 1. Measured (a second batch) only for those nodes, and recorded only when some
+  // node is narrower, so the facts of every other target stay as they were.
+  void narrow_fused(const std::vector<NodeId>& nodes, const std::vector<std::pair<NodeId, std::string>>& bits,
+                    double big, std::map<std::string, std::string>& facts) {
+    std::vector<std::pair<NodeId, std::vector<std::optional<std::size_t>>>> sweeps;
+    for (std::size_t k = 0; k < nodes.size(); ++k) {
+      if (bits[k].second != "0") continue;
+      const NodeId node = nodes[k];
+      const auto children = tree_.children(node);
+      const std::uint32_t cancel = leaf_under(tree_, sibling(tree_, node));
+      std::vector<std::optional<std::size_t>> index;
+      for (int g = 1; g <= p_ - 1; ++g)
+        index.push_back(lab_.add({{leaf_under(tree_, children[0]), big},
+                                  {leaf_under(tree_, children[1]), std::ldexp(big, -g)},
+                                  {cancel, -big}}));
+      sweeps.emplace_back(node, std::move(index));
+    }
+    if (sweeps.empty()) return;
+    lab_.run();
+    std::vector<std::pair<NodeId, std::string>> widths;
+    bool narrower = false;
+    for (const auto& [node, index] : sweeps) {
+      int kept = 0;  // fraction bits kept: 2^-g survives for every g <= kept
+      for (int g = 1; g <= p_ - 1; ++g) {
+        const auto& idx = index[static_cast<std::size_t>(g - 1)];
+        if (!idx || lab_.output(*idx) != out(std::ldexp(big, -g))) break;
+        kept = g;
+      }
+      narrower = narrower || kept < p_ - 1;
+      widths.emplace_back(node, std::to_string(kept + 1));
+    }
+    if (narrower) facts["fused-alignment-bits"] = group_by_node(tree_, widths, fused_.size());
   }
 
   std::optional<FactModel> model(const std::map<std::string, std::string>& facts, std::string& why_not) const {

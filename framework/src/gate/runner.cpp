@@ -11,7 +11,9 @@
 #include "fprev/confirm.hpp"
 #include "fprev/probe_streams.hpp"
 #include "fprev/worker.hpp"
+#include "fprev/source_position.hpp"
 #include "golden/golden_layout.hpp"
+#include "text/text_checks.hpp"
 
 namespace fprev {
 
@@ -28,23 +30,37 @@ std::string_view to_string(CaseStatus status) {
     case CaseStatus::changed: return "changed";
     case CaseStatus::unchanged: return "unchanged";
     case CaseStatus::repaired: return "repaired";
+    case CaseStatus::unwritable: return "unwritable";
   }
   return "?";
 }
 
 // Strict mode turns every skip into a failure: a missing golden, a backend that cannot run here
 // (a CI job that must test something selects only what its runner can run), and a case over its
-// time budget (nothing was compared: never green).
-bool is_skip(CaseStatus status, bool strict) {
-  return !strict && (status == CaseStatus::unavailable || status == CaseStatus::missing_golden ||
-                     status == CaseStatus::over_budget);
+// time budget. Under CI a missing golden fails too. A case over its budget whose golden was read
+// (a check with a baseline on this platform) fails in every mode: nothing was compared.
+bool is_failure(const CaseResult& r, SkipPolicy policy) {
+  switch (r.status) {
+    case CaseStatus::differs:
+    case CaseStatus::misbehaves:
+    case CaseStatus::broken_golden:
+    case CaseStatus::unwritable: return true;
+    case CaseStatus::missing_golden: return policy.strict || policy.ci;
+    case CaseStatus::unavailable: return policy.strict;
+    case CaseStatus::over_budget: return policy.strict || r.golden.has_value();
+    case CaseStatus::passed: return policy.strict && passed_without_fingerprint(r);
+    default: return false;
+  }
 }
 
-bool is_failure(CaseStatus status, bool strict) {
-  return status == CaseStatus::differs || status == CaseStatus::misbehaves ||
-         status == CaseStatus::broken_golden ||
-         (strict && (status == CaseStatus::missing_golden || status == CaseStatus::unavailable ||
-                     status == CaseStatus::over_budget));
+bool passed_without_fingerprint(const CaseResult& r) {
+  return r.status == CaseStatus::passed && r.golden && !r.golden->is_finding() && r.golden->fingerprints.empty();
+}
+
+bool is_skip(const CaseResult& r, SkipPolicy policy) {
+  return (r.status == CaseStatus::unavailable || r.status == CaseStatus::missing_golden ||
+          r.status == CaseStatus::over_budget) &&
+         !is_failure(r, policy);
 }
 
 struct Runner::OpenInstance {
@@ -150,6 +166,18 @@ void compare_class_fingerprints(const Golden& golden, CaseResult& result) {
     }
     if (changed) return;
   }
+}
+
+// "" when a golden's header names the case and platform of the path it is at; otherwise why not.
+// A golden edited to name another case, or copied over another case's golden, must not pass (check)
+// nor be deleted as obsolete.
+std::string header_mismatch(const GoldenMetadata& meta, std::string_view suite, std::string_view backend,
+                            std::string_view case_id, std::string_view platform_key) {
+  if (meta.suite == suite && meta.backend == backend && meta.case_id == case_id && meta.platform_key == platform_key)
+    return "";
+  return "its metadata names another case (suite " + quoted_excerpt(meta.suite) + ", backend " +
+         quoted_excerpt(meta.backend) + ", case " + quoted_excerpt(meta.case_id) + ", platform " +
+         quoted_excerpt(meta.platform_key) + ") than its path";
 }
 
 // The platform keys under which `golden_root` holds a golden of this case.
@@ -375,10 +403,18 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   if (locate_golden(suite, c, result)) {
     if (!std::filesystem::exists(result.golden_path)) {
       missing = true;
+      result.golden_digest = std::string(kNoGoldenDigest);
     } else {
       try {
-        result.golden = read_golden(result.golden_path);
+        result.golden = read_golden(result.golden_path, result.golden_digest);
+        const std::string mismatch = header_mismatch(result.golden->meta, result.suite, result.backend,
+                                                     result.case_id, result.platform_key);
+        if (!mismatch.empty())
+          throw GoldenParseError(result.golden_path.string(), 1,
+                                 "this file belongs to another case: " + mismatch +
+                                     " (copied over this case's golden, or edited?)");
       } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
+        result.golden.reset();
         result.status = CaseStatus::broken_golden;
         result.message = e.what();
         result.seconds = seconds_since(start);
@@ -432,13 +468,20 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
     if (outcome == Outcome::revealed && result.golden && !result.golden->is_finding() &&
         same_orders(*result.golden, golden))
       compare_class_fingerprints(*result.golden, result);
-    switch (store_golden(result.golden_path, golden)) {
-      case StoreOutcome::created: result.status = CaseStatus::created; break;
-      case StoreOutcome::unchanged: result.status = CaseStatus::unchanged; break;
-      case StoreOutcome::changed: result.status = CaseStatus::changed; break;
-      case StoreOutcome::repaired: result.status = CaseStatus::repaired; break;
+    // A golden that cannot be written (a full disk) fails this case; update goes on with the
+    // next ones and ends with its summary.
+    try {
+      switch (store_golden(result.golden_path, golden)) {
+        case StoreOutcome::created: result.status = CaseStatus::created; break;
+        case StoreOutcome::unchanged: result.status = CaseStatus::unchanged; break;
+        case StoreOutcome::changed: result.status = CaseStatus::changed; break;
+        case StoreOutcome::repaired: result.status = CaseStatus::repaired; break;
+      }
+      sync_pending(result, false);  // the golden holds what check kept for review now
+    } catch (const GoldenIoError& e) {
+      result.status = CaseStatus::unwritable;
+      result.message = e.what();
     }
-    sync_pending(result, false);  // the golden holds what check kept for review now
   }
   result.seconds = seconds_since(start);
   return result;
@@ -448,7 +491,7 @@ void Runner::sync_pending(CaseResult& result, bool keep) {
   if (!options_.pending) return;
   try {
     if (keep)
-      result.pending_path = options_.pending->keep(*golden_of(result, options_.tool_version));
+      result.pending_path = options_.pending->keep(*golden_of(result, options_.tool_version), result.golden_digest);
     else
       options_.pending->discard(result.suite, result.backend, result.platform_key, result.case_id);
   } catch (const std::exception& e) {  // GoldenIoError; the gate's verdict stands without it
@@ -464,13 +507,16 @@ std::optional<Golden> golden_of(const CaseResult& result, const std::string& too
   golden.meta.case_id = result.case_id;
   golden.meta.backend = result.backend;
   golden.meta.platform_key = result.platform_key;
-  golden.meta.library = result.identity.library;
-  golden.meta.library_version = result.identity.version;
-  golden.meta.library_configuration = result.identity.configuration;
+  // What a library says about itself can be any length: shortened with a marker, never written
+  // beyond what the reader accepts.
+  const auto bounded = [](const std::string& value) { return detail::shorten_message(value, kMaxGoldenMetadataBytes); };
+  golden.meta.library = bounded(result.identity.library);
+  golden.meta.library_version = bounded(result.identity.version);
+  golden.meta.library_configuration = bounded(result.identity.configuration);
   golden.meta.tool_version = tool_version;
   golden.meta.created = utc_timestamp_now();
-  for (const auto& [key, value] : result.identity.details) golden.meta.extra[key] = value;
-  golden.meta.extra["target"] = result.target_description;
+  for (const auto& [key, value] : result.identity.details) golden.meta.extra[key] = bounded(value);
+  golden.meta.extra["target"] = bounded(result.target_description);
   if (finding) {
     golden.finding = record_finding(*result.diagnostic);
     return golden;
@@ -502,11 +548,9 @@ std::string delete_obsolete_golden(const std::filesystem::path& root, const Gold
   } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
     return std::string("it does not read as a golden: ") + e.what();
   }
-  const GoldenMetadata& meta = read.meta;
-  if (meta.suite != golden.suite || meta.backend != golden.backend || meta.case_id != golden.case_id ||
-      meta.platform_key != golden.platform_key)
-    return "its metadata names another case (suite " + meta.suite + ", backend " + meta.backend + ", case " +
-           meta.case_id + ", platform " + meta.platform_key + ") than its path";
+  const std::string mismatch =
+      header_mismatch(read.meta, golden.suite, golden.backend, golden.case_id, golden.platform_key);
+  if (!mismatch.empty()) return mismatch;
   std::error_code error;
   std::filesystem::remove(golden.path, error);
   if (error) return "cannot delete it: " + error.message();

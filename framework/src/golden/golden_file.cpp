@@ -1,11 +1,13 @@
 // Golden files on disk: atomic writes, re-baselining without churn, the directory layout.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -14,6 +16,7 @@
 #include <sstream>
 
 #include "fprev/golden.hpp"
+#include "fprev/pending.hpp"
 #include "golden/golden_layout.hpp"
 #include "text/text_checks.hpp"
 
@@ -85,7 +88,38 @@ class TemporaryFile {
   bool released_ = false;
 };
 
-void write_text_atomically(const fs::path& path, std::string_view text) {
+// A writer's temporary left by an interrupted run (killed, power lost): `.NAME.tmp-PID-...` next
+// to `path`, whose process no longer exists. Removed before a new write; a live writer's is kept.
+void remove_stale_temporaries(const fs::path& path) {
+  const std::string prefix = "." + path.filename().string() + ".tmp-";
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(path.parent_path().empty() ? "." : path.parent_path(), error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const std::string rest = name.substr(prefix.size());
+    const std::size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos ||
+        !std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(dash), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlink(entry.path().c_str());
+  }
+}
+
+// What the reader accepts, checked on the bytes written before they replace anything: a writer
+// never leaves a golden its own reader refuses (a line over the limit, say).
+void read_back(const fs::path& temp, const fs::path& path) {
+  try {
+    (void)read_golden(temp);
+  } catch (const std::exception& e) {
+    throw GoldenIoError("refused to write " + path.string() + ": the file written would not read back (" +
+                        e.what() + ")");
+  }
+}
+
+// Writes a golden (or a pending result) whole or not at all, read back before it replaces anything.
+void write_golden_atomically(const fs::path& path, std::string_view text) {
   const fs::path directory = path.parent_path();
   if (!directory.empty()) {
     std::error_code error;
@@ -93,6 +127,10 @@ void write_text_atomically(const fs::path& path, std::string_view text) {
     if (error)
       throw GoldenIoError("cannot create directory " + directory.string() + ": " + error.message());
   }
+  remove_stale_temporaries(path);
+  // The file replaced keeps its permissions (a golden made read-only, or group-writable, stays so).
+  struct stat old {};
+  const bool replacing = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
   const fs::path temp = temporary_name(path);
   TemporaryFile guard(temp);
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -101,10 +139,12 @@ void write_text_atomically(const fs::path& path, std::string_view text) {
     throw GoldenIoError("cannot create " + temp.string() + ": " + system_error_text(errno));
   }
   guard.set_fd(fd);
+  if (replacing) (void)::fchmod(fd, old.st_mode & 07777);
   write_all(fd, text, temp);
   if (::fsync(fd) != 0)
     throw GoldenIoError("cannot sync " + temp.string() + ": " + system_error_text(errno));
   guard.close_fd();
+  read_back(temp, path);
   if (::rename(temp.c_str(), path.c_str()) != 0)
     throw GoldenIoError("cannot rename " + temp.string() + " to " + path.string() + ": " +
                         system_error_text(errno));
@@ -114,7 +154,7 @@ void write_text_atomically(const fs::path& path, std::string_view text) {
 
 // The whole file, or a refusal of one larger than a golden may be (never read into memory).
 std::string read_text(const fs::path& path) {
-  detail::BoundedRead read = detail::read_file_bounded(path, kMaxGoldenBytes);
+  detail::BoundedRead read = detail::read_file_bounded(path, kMaxGoldenBytes, true);
   switch (read.status) {
     case detail::ReadStatus::ok:
       return std::move(read.text);
@@ -125,6 +165,7 @@ std::string read_text(const fs::path& path) {
                                  " bytes, the most a golden may have");
     case detail::ReadStatus::cannot_open:
     case detail::ReadStatus::read_failed:
+    case detail::ReadStatus::not_regular:
       break;
   }
   throw GoldenIoError("cannot read " + path.string() + ": " + read.error);
@@ -136,8 +177,14 @@ Golden read_golden(const fs::path& path) {
   return parse_golden_text(read_text(path), path.string());
 }
 
+Golden read_golden(const fs::path& path, std::string& digest) {
+  const std::string text = read_text(path);
+  digest = golden_text_digest(text);
+  return parse_golden_text(text, path.string());
+}
+
 void write_golden_file(const fs::path& path, const Golden& golden) {
-  write_text_atomically(path, write_golden_text(golden));
+  write_golden_atomically(path, write_golden_text(golden));
 }
 
 std::string_view to_string(StoreOutcome outcome) {
@@ -164,7 +211,7 @@ StoreOutcome store_golden(const fs::path& path, const Golden& golden) {
       outcome = StoreOutcome::repaired;
     }
   }
-  write_text_atomically(path, text);
+  write_golden_atomically(path, text);
   return outcome;
 }
 

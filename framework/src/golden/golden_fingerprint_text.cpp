@@ -67,7 +67,7 @@ std::optional<Fingerprint> FingerprintLines::finish(const GoldenLineReader& read
   if (fingerprint_->outputs.empty())
     reader.fail_at(block_end_line + 1, "missing key 'fingerprint.outputs.<set>'");
   if (digest_ != fingerprint_->digest())
-    reader.fail_at(digest_line_, "fingerprint.digest is '" + digest_ + "' but the outputs give '" +
+    reader.fail_at(digest_line_, "fingerprint.digest is " + quoted_excerpt(digest_) + " but the outputs give '" +
                                      fingerprint_->digest() + "' (edited by hand?)");
   return fingerprint_;
 }

@@ -243,6 +243,9 @@ int parse_magic(GoldenLineReader& reader) {
   const auto first = reader.next();
   const std::string expected = std::string(kMagicPrefix) + std::to_string(kGoldenFormatVersion);
   if (!first) reader.fail_at(1, "empty file: expected '" + expected + "'");
+  if (first->starts_with("\xEF\xBB\xBF"))
+    reader.fail("the file starts with a UTF-8 byte order mark (bytes EF BB BF, added by some editors); "
+                "goldens are UTF-8 without one: remove it, or restore the file from version control");
   if (first->substr(0, kMagicPrefix.size()) != kMagicPrefix)
     reader.fail("not a fprev-golden file: the first line must be '" + expected + "'");
   const std::string_view version = first->substr(kMagicPrefix.size());

@@ -18,6 +18,16 @@ std::string hex64(std::uint64_t value) {
   return text;
 }
 
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+
+std::uint64_t fnv1a(std::uint64_t hash, std::string_view bytes) {
+  for (const char byte : bytes) {
+    hash ^= static_cast<unsigned char>(byte);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
 std::string with_pending_extension(const fs::path& golden) {
   // golden_path() ends with ".golden"; the pending file adds ".new".
   return golden.string() + std::string(kPendingExtension.substr(std::string_view(".golden").size()));
@@ -33,18 +43,17 @@ std::string golden_file_digest(const fs::path& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw GoldenIoError("cannot read " + path.string());
-  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a, 64 bits
+  std::uint64_t hash = kFnvOffset;
   std::array<char, 1 << 16> buffer{};
   while (in) {
     in.read(buffer.data(), buffer.size());
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      hash ^= static_cast<unsigned char>(buffer[static_cast<std::size_t>(i)]);
-      hash *= 0x100000001b3ULL;
-    }
+    hash = fnv1a(hash, std::string_view(buffer.data(), static_cast<std::size_t>(in.gcount())));
   }
   if (in.bad()) throw GoldenIoError("cannot read " + path.string());
   return hex64(hash);
 }
+
+std::string golden_text_digest(std::string_view bytes) { return hex64(fnv1a(kFnvOffset, bytes)); }
 
 Golden accepted_golden(Golden pending) {
   std::erase_if(pending.meta.extra, [](const auto& entry) { return entry.first.starts_with("pending."); });
@@ -65,7 +74,7 @@ PendingFile PendingStore::locate(std::string_view suite, std::string_view backen
   return file;
 }
 
-fs::path PendingStore::keep(const Golden& result) const {
+fs::path PendingStore::keep(const Golden& result, std::string golden_digest) const {
   const GoldenMetadata& meta = result.meta;
   PendingFile file;
   try {
@@ -74,7 +83,8 @@ fs::path PendingStore::keep(const Golden& result) const {
     throw GoldenIoError(std::string("cannot keep a pending result: ") + e.what());
   }
   Golden pending = result;
-  pending.meta.extra[std::string(kPendingDigestKey)] = golden_file_digest(file.golden_path);
+  pending.meta.extra[std::string(kPendingDigestKey)] =
+      golden_digest.empty() ? golden_file_digest(file.golden_path) : std::move(golden_digest);
   write_golden_file(file.location.path, pending);
   return file.location.path;
 }

@@ -96,7 +96,8 @@ IdTemplateResult expand_id_template(std::string_view id_template,
   }
   if (!is_file_name_safe(result.id))
     result.error = "id template '" + std::string(id_template) + "' gives the id '" + result.id +
-                   "', which is not file-name safe (it must start with a letter or digit)";
+                   "', which is not file-name safe (it must start with a letter or digit and have at most " +
+                   std::to_string(kMaxNameLength) + " characters)";
   return result;
 }
 
@@ -130,7 +131,9 @@ std::string default_case_id(const std::vector<ParamSpec>& specs, const Params& s
 }
 
 bool is_file_name_safe(std::string_view name) {
-  if (name.empty()) return false;
+  // At most what a golden path component may have (is_safe_component): a longer name would pass
+  // here and then fail when update or check names its golden file.
+  if (name.empty() || name.size() > kMaxNameLength) return false;
   const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   if (!alnum(name.front())) return false;
   for (const char c : name)

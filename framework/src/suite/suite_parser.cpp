@@ -830,7 +830,7 @@ class SuiteParser {
         diags_.error(entry.pos, id.empty() ? "cannot build a case id: the case sets no parameter "
                                              "the id rule uses; add an 'id'"
                                            : "the case id " + quote(id) +
-                                                 " is not file-name safe; add an 'id'");
+                                                 " is not file-name safe (at most 128 lower-case letters, digits, '.', '_' and '-'); add an 'id'");
         return;
       }
     }
@@ -877,7 +877,7 @@ class SuiteParser {
   std::map<std::string, std::vector<SuiteCase>> cases_by_instance_;
   std::map<const Backend*, std::optional<std::vector<ParamSpec>>> case_specs_;
   static constexpr const char* kSafeNameRule =
-      "use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
+      "use 1 to 128 lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
 };
 
 }  // namespace

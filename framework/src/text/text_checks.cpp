@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 
 namespace fprev::detail {
@@ -49,19 +53,44 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
-BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max_bytes) {
-  BoundedRead result;
-  // A regular file's size is known up front; other files (pipes, devices) are read up to the limit.
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > max_bytes &&
-      !ec) {
-    result.status = ReadStatus::too_large;
-    return result;
+namespace {
+
+// Closes a descriptor on every return.
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+};
+
+}  // namespace
+
+BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max_bytes, bool regular_only) {
+  BoundedRead result;
+  // O_NONBLOCK makes opening a FIFO return at once; the type is then checked on what was opened,
+  // not on a name that could change in between.
+  const Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0))};
+  if (file.fd < 0) {
     result.status = ReadStatus::cannot_open;
     result.error = std::strerror(errno);
+    return result;
+  }
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) {
+    result.status = ReadStatus::read_failed;
+    result.error = std::strerror(errno);
+    return result;
+  }
+  if (regular_only && !S_ISREG(info.st_mode)) {
+    result.status = ReadStatus::not_regular;
+    result.error = S_ISFIFO(info.st_mode)  ? "it is a FIFO, not a regular file"
+                   : S_ISDIR(info.st_mode) ? "it is a directory, not a regular file"
+                                           : "it is not a regular file";
+    return result;
+  }
+  // A regular file's size is known up front; other files (pipes, devices) are read up to the limit.
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+    result.status = ReadStatus::too_large;
     return result;
   }
   constexpr std::size_t kChunk = std::size_t{1} << 16;
@@ -70,19 +99,18 @@ BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max
     const std::size_t old_size = text.size();
     const std::size_t want = std::min(kChunk, max_bytes + 1 - old_size);
     text.resize(old_size + want);
-    in.read(text.data() + old_size, static_cast<std::streamsize>(want));
-    text.resize(old_size + static_cast<std::size_t>(in.gcount()));
-    if (in.bad()) {
-      result.status = ReadStatus::read_failed;
+    const ssize_t got = ::read(file.fd, text.data() + old_size, want);
+    if (got < 0) {
+      if (errno == EINTR) {
+        text.resize(old_size);
+        continue;
+      }
+      result.status = ReadStatus::read_failed;  // EISDIR for a directory, for example
       result.error = std::strerror(errno);
       return result;
     }
-    if (in.eof()) break;
-    if (in.fail()) {  // neither data nor the end: a directory, for example
-      result.status = ReadStatus::read_failed;
-      result.error = errno != 0 ? std::strerror(errno) : "read failed";
-      return result;
-    }
+    text.resize(old_size + static_cast<std::size_t>(got));
+    if (got == 0) break;
   }
   if (text.size() > max_bytes) {
     result.status = ReadStatus::too_large;

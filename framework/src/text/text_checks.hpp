@@ -19,7 +19,7 @@ std::size_t utf8_sequence_length(std::string_view text, std::size_t at);
 // The offset of the first byte that is not part of valid UTF-8, or nullopt for valid text.
 std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 
-enum class ReadStatus { ok, cannot_open, read_failed, too_large };
+enum class ReadStatus { ok, cannot_open, read_failed, too_large, not_regular };
 
 struct BoundedRead {
   ReadStatus status = ReadStatus::ok;
@@ -28,8 +28,11 @@ struct BoundedRead {
 };
 
 // Reads a file, but never more than `max_bytes` + 1 bytes: a larger file (or an endless one, such
-// as a device) is reported as too_large without holding it in memory.
-BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max_bytes);
+// as a device) is reported as too_large without holding it in memory. With `regular_only`, a path
+// that is not a regular file (a FIFO, a device, a directory) is not_regular, found without
+// blocking: opening a FIFO that no one writes would wait forever.
+BoundedRead read_file_bounded(const std::filesystem::path& path, std::size_t max_bytes,
+                              bool regular_only = false);
 
 // The first `bytes` bytes of a file (fewer when it is shorter or cannot be read): where a file
 // that is too large crosses the limit.

@@ -52,12 +52,12 @@ std::string report(bool strict) {
   static const std::vector<ObsoleteGolden> obsolete = {{{"g/old.golden", "any", "s", "b", "old"}, false, ""}};
   std::ostringstream out;
   auto reporter = make_html_reporter(out, kDefaultDrawnNodes);
-  reporter->run_started({"check", strict, all.size(), 0, {}});
+  reporter->run_started({"check", SkipPolicy{.strict = strict}, all.size(), 0, {}});
   for (std::size_t k = 0; k < all.size(); ++k) {
     reporter->case_started(k, all[k].case_id);
     reporter->case_finished(all[k], all[k].status == CaseStatus::passed ? "" : "ACCEPT " + all[k].case_id);
   }
-  reporter->run_finished({all, obsolete, count_cases(all, strict), UnreferencedPolicy::warn, ""});
+  reporter->run_finished({all, obsolete, count_cases(all, SkipPolicy{.strict = strict}), UnreferencedPolicy::warn, ""});
   return out.str();
 }
 

@@ -130,10 +130,16 @@ TEST(Json, NonFiniteRawOutputsKeepTheirName) {
 TEST(Json, StatusesAreIdentifiersAndOutcomesFollowStrictMode) {
   EXPECT_EQ(status_name(CaseStatus::missing_golden), "missing_golden");
   EXPECT_EQ(status_name(CaseStatus::broken_golden), "broken_golden");
-  EXPECT_EQ(outcome_name(CaseStatus::missing_golden, false), "skipped");
-  EXPECT_EQ(outcome_name(CaseStatus::missing_golden, true), "failed");
-  EXPECT_EQ(outcome_name(CaseStatus::differs, false), "failed");
-  EXPECT_EQ(outcome_name(CaseStatus::unchanged, false), "passed");
+  const auto with_status = [](CaseStatus status) {
+    CaseResult r;
+    r.status = status;
+    return r;
+  };
+  EXPECT_EQ(outcome_name(with_status(CaseStatus::missing_golden), {}), "skipped");
+  EXPECT_EQ(outcome_name(with_status(CaseStatus::missing_golden), {.strict = true}), "failed");
+  EXPECT_EQ(outcome_name(with_status(CaseStatus::missing_golden), {.ci = true}), "failed");
+  EXPECT_EQ(outcome_name(with_status(CaseStatus::differs), {}), "failed");
+  EXPECT_EQ(outcome_name(with_status(CaseStatus::unchanged), {}), "passed");
 }
 
 TEST(Json, CaseOfADifferingTreeHasBothTreesAndTheDiff) {
@@ -146,7 +152,7 @@ TEST(Json, CaseOfADifferingTreeHasBothTreesAndTheDiff) {
   r.golden = Golden{};
   r.golden->map = OrderMap::uniform({}, parse_sexpr("((0 1) 2)"));
   r.revealed = OrderMap::uniform({}, parse_sexpr("(0 (1 2))"));
-  const Json json = case_to_json(r, false, "fprev-golden update --suite s --backend b --case c");
+  const Json json = case_to_json(r, SkipPolicy{}, "fprev-golden update --suite s --backend b --case c");
   EXPECT_EQ(json["test"], "reproducibility/s/b/c");
   EXPECT_EQ(json["outcome"], "failed");
   EXPECT_EQ(json["golden"]["tree"]["sexpr"], "((0 1) 2)");
@@ -161,9 +167,9 @@ TEST(Json, CaseOfAnUnavailableBackendHasNulls) {
   CaseResult r;
   r.status = CaseStatus::unavailable;
   r.message = "no GPU";
-  const Json json = case_to_json(r, false, "");
+  const Json json = case_to_json(r, SkipPolicy{}, "");
   EXPECT_EQ(json["outcome"], "skipped");
-  EXPECT_EQ(case_to_json(r, true, "")["outcome"], "failed");  // strict mode fails every skip
+  EXPECT_EQ(case_to_json(r, SkipPolicy{.strict = true}, "")["outcome"], "failed");  // strict mode fails every skip
   EXPECT_EQ(json["identity"], nullptr);
   EXPECT_EQ(json["platform_key"], nullptr);
   EXPECT_EQ(json["revealed"], nullptr);

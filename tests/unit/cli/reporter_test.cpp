@@ -37,12 +37,12 @@ std::vector<ObsoleteGolden> obsolete_goldens() {
 void run(Reporter& reporter, bool strict, const std::vector<ObsoleteGolden>& obsolete = obsolete_goldens(),
          UnreferencedPolicy policy = UnreferencedPolicy::warn) {
   static const std::vector<CaseResult> results = two_results();
-  reporter.run_started({"check", strict, results.size(), 0, {}});
+  reporter.run_started({"check", SkipPolicy{.strict = strict}, results.size(), 0, {}});
   for (std::size_t k = 0; k < results.size(); ++k) {
     reporter.case_started(k, results[k].case_id);
     reporter.case_finished(results[k], k == 1 ? "CREATE" : "");
   }
-  reporter.run_finished({results, obsolete, count_cases(results, strict), policy, "REVIEW"});
+  reporter.run_finished({results, obsolete, count_cases(results, SkipPolicy{.strict = strict}), policy, "REVIEW"});
 }
 
 std::string text_of(const std::vector<ObsoleteGolden>& obsolete, UnreferencedPolicy policy) {

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "engine_test_helpers.hpp"
+#include "fprev/fingerprint.hpp"
 #include "fprev/probe_inputs.hpp"
 #include "fprev/summary.hpp"
 #include "random_trees.hpp"
@@ -146,6 +147,62 @@ TEST(Misbehaving, FixedFusedStepsOfAnyWidthAreATree) {
     EXPECT_EQ(result.tree, patterns::fused_groups(29, width)) << width;
     EXPECT_GT(result.stats.fused_node_tests, 0u);
   }
+}
+
+// A fixed fused step narrower than the data (a matrix unit with a short accumulator, or data
+// rounded to TF32 on input) drops the low bit of 1 + u in every pattern of the fused-node test: it
+// was called value_dependent. One width explains every output, so it is a tree, and the width is
+// measured (issue 26, item 13). A sort is still value_dependent (SortingWithinBlocksIsValueDependent):
+// it keeps the low bit in the patterns whose order it does not expose, which no narrow step does.
+TEST(Misbehaving, AFusedStepNarrowerThanTheDataIsATreeWithItsWidth) {
+  for (const int bits : {12, 20}) {
+    const auto fused = [bits](const std::vector<double>& terms) {
+      int top = INT32_MIN;
+      for (double t : terms)
+        if (t != 0) top = std::max(top, std::ilogb(t));
+      if (top == INT32_MIN) return 0.0;
+      double sum = 0;  // terms truncated to `bits` bits from the top: exact in double
+      for (double t : terms) sum += std::ldexp(std::trunc(std::ldexp(t, bits - 1 - top)), top - (bits - 1));
+      return static_cast<double>(static_cast<float>(sum));
+    };
+    KernelTarget target(29, [&](std::vector<float>& v) {
+      std::vector<double> terms(v.begin(), v.begin() + 4);
+      double acc = fused(terms);
+      for (std::size_t next = 4; next < v.size();) {
+        terms.assign(1, acc);
+        for (std::size_t k = 0; k < 3 && next < v.size(); ++k) terms.push_back(v[next++]);
+        acc = fused(terms);
+      }
+      return acc;
+    });
+    const RevealResult result = reveal(target);  // threw value_dependent before the fix
+    EXPECT_EQ(result.tree, patterns::fused_groups(29, 4)) << bits;
+    EXPECT_EQ(result.stats.fused_alignment_bits, bits);
+  }
+}
+
+// The issue's case: float64 data into fused 4-term nodes that align to 27 bits, modelled exactly
+// (fused_extra_bits -26 of float64's 53), so the bitwise simulation checks the tree too.
+TEST(Misbehaving, Float64IntoA27BitFusedUnitIsATree) {
+  NumericTraits traits;
+  traits.input = traits.accumulator = traits.output = Format::float64;
+  traits.max_fused_width = 4;
+  traits.fused_extra_bits = -26;
+  traits.simulate_fused = true;
+  const Tree tree = patterns::fused_groups(40, 4);
+  TreeOracleTarget target(tree, traits);
+  const RevealResult result = reveal(target);
+  EXPECT_EQ(result.tree, tree);
+  EXPECT_EQ(result.stats.fused_alignment_bits, 27);
+  // The fingerprint records the width, so a unit that changes it fails the check.
+  const Fingerprint fingerprint = measure_fingerprint(target, result.tree);
+  ASSERT_EQ(fingerprint.facts.count("fused-alignment-bits"), 1u);
+  EXPECT_EQ(fingerprint.facts.at("fused-alignment-bits").rfind("27", 0), 0u) << fingerprint.facts.at("fused-alignment-bits");
+  // A unit as wide as the data has no such fact (the facts of existing goldens are unchanged).
+  traits.fused_extra_bits = 0;
+  TreeOracleTarget full(tree, traits);
+  EXPECT_EQ(measure_fingerprint(full, tree).facts.count("fused-alignment-bits"), 0u);
+  EXPECT_EQ(reveal(full).stats.fused_alignment_bits, 0);
 }
 
 TEST(Misbehaving, ExactSumIsOrderIndependent) {

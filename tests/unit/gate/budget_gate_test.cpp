@@ -1,6 +1,6 @@
 // Time budgets and cost estimates through the Runner: a case over its budget, or refused for its
-// estimate, is reported over_budget with the reason (a skip, a failure in strict mode; never a
-// pass), and probe streams give the serial result.
+// estimate, is reported over_budget with the reason (a skip without a golden, a failure in strict
+// mode or with a golden to compare; never a pass), and probe streams give the serial result.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -112,9 +112,22 @@ TEST_F(BudgetGate, ACaseOverItsSuiteBudgetStopsAndIsNeverGreen) {
   EXPECT_EQ(result.status, CaseStatus::over_budget);
   EXPECT_NE(result.message.find("past its time budget of 0.001 s"), std::string::npos) << result.message;
   EXPECT_FALSE(fs::exists(result.golden_path));  // nothing recorded
-  EXPECT_TRUE(fprev::is_skip(CaseStatus::over_budget, false));
-  EXPECT_FALSE(fprev::is_failure(CaseStatus::over_budget, false));
-  EXPECT_TRUE(fprev::is_failure(CaseStatus::over_budget, true));
+  // No golden on this platform: a skip, a failure in strict mode.
+  EXPECT_TRUE(fprev::is_skip(result, {}));
+  EXPECT_FALSE(fprev::is_failure(result, {}));
+  EXPECT_TRUE(fprev::is_failure(result, {.strict = true}));
+}
+
+// A pull request cannot switch a check off with a tiny budget: a case whose golden exists on this
+// platform and that reaches no verdict fails, strict or not.
+TEST_F(BudgetGate, ACaseWithAGoldenThatReachesNoVerdictFails) {
+  const fprev::Suite fast = suite(false, "", kFewLeaves);
+  ASSERT_EQ(fprev::Runner(registry(), options()).update(fast, fast.cases.at(0)).status, CaseStatus::created);
+  const fprev::Suite s = suite(true, "    max_seconds: 0.000001\n", kFewLeaves);
+  const fprev::CaseResult result = fprev::Runner(registry(), options()).check(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget) << result.message;
+  EXPECT_TRUE(fprev::is_failure(result, {}));
+  EXPECT_FALSE(fprev::is_skip(result, {}));
 }
 
 // A larger case is estimated first: at 3 ms a call, its fewest probes already exceed the budget.

@@ -197,7 +197,7 @@ TEST(HostileSuites, ErrorOutputIsBounded) {
             "allowed backends: " + builtin_backends().names() + "\n"
             "t.yaml:1:1: error: missing required key 'cases' (the cases to test)\n"
             "t.yaml:1:8: error: suite name '" + std::string(48, 'X') +
-                "...' (100,000 bytes) is not file-name safe; use lower-case letters, digits, "
+                "...' (100,000 bytes) is not file-name safe; use 1 to 128 lower-case letters, digits, "
                 "'.', '_' and '-', starting with a letter or digit");
 }
 

@@ -53,7 +53,7 @@ TEST(SuiteErrors, MaxSecondsIsAPositiveNumberOfSecondsUpToADay) {
 TEST(SuiteErrors, LabelsArePlainNames) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    labels: [long, nightly]\n"), Lines{});
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    labels: [long, \"a b\"]\n"),
-            Lines{"t.yaml:8:20: error: the label 'a b' is not a plain name; use lower-case letters, digits, "
+            Lines{"t.yaml:8:20: error: the label 'a b' is not a plain name; use 1 to 128 lower-case letters, digits, "
                   "'.', '_' and '-', starting with a letter or digit"});
 }
 
@@ -220,7 +220,7 @@ TEST(SuiteErrors, RepeatedKey) {
 
 TEST(SuiteErrors, NamesThatAreNotFileNameSafe) {
   const std::string rule =
-      "use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
+      "use 1 to 128 lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
   EXPECT_EQ(errors_of("suite: Toy Suite\nbackends:\n  - name: a\n    use: toy\ncases:\n"
                       "  - op: dot\n    n: 8\n"),
             Lines{"t.yaml:1:8: error: suite name 'Toy Suite' is not file-name safe; " + rule});
@@ -228,6 +228,22 @@ TEST(SuiteErrors, NamesThatAreNotFileNameSafe) {
       errors_of("suite: s\nbackends:\n  - name: ../up\n    use: toy\ncases:\n"
                 "  - op: dot\n    n: 8\n"),
       Lines{"t.yaml:3:11: error: backend instance name '../up' is not file-name safe; " + rule});
+}
+
+// A name names a golden file: one longer than a path component may be (128) passed validation and
+// then stopped update and check with an internal error.
+TEST(SuiteErrors, NamesLongerThan128CharactersAreRefused) {
+  const std::string longest(128, 'a'), too_long(129, 'a');
+  EXPECT_EQ(errors_of("suite: " + longest + "\nbackends:\n  - name: a\n    use: toy\ncases:\n  - op: dot\n    n: 8\n"),
+            Lines{});
+  const Lines suite_name = errors_of("suite: " + too_long +
+                                     "\nbackends:\n  - name: a\n    use: toy\ncases:\n  - op: dot\n    n: 8\n");
+  ASSERT_EQ(suite_name.size(), 1u);
+  EXPECT_NE(suite_name[0].find("t.yaml:1:8: error: suite name '"), std::string::npos) << suite_name[0];
+  EXPECT_NE(suite_name[0].find("is not file-name safe; use 1 to 128"), std::string::npos) << suite_name[0];
+  const Lines id = errors_of(kHead + "  - op: dot\n    n: 8\n    id: " + too_long + "\n");
+  ASSERT_EQ(id.size(), 1u);
+  EXPECT_NE(id[0].find("at most 128 characters"), std::string::npos) << id[0];
 }
 
 TEST(SuiteErrors, IdTemplateProblems) {
