@@ -377,7 +377,7 @@ void print_reveal_help(const CLI::App& reveal, const RevealCommandOptions& o) {
   if (o.backend.empty()) return;
   const Backend* backend = builtin_backends().find(o.backend);
   if (backend == nullptr)
-    throw UsageError("unknown backend '" + o.backend + "'; allowed values: " + builtin_backends().names());
+    throw UsageError(builtin_backends().unknown_backend_message(o.backend));
   std::cout << "\n" << backend_options_help(*backend);
 }
 

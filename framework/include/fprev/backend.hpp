@@ -187,6 +187,10 @@ class BackendRegistry {
   const Backend* find(std::string_view name) const;  // nullptr when neither registered nor a module
   std::vector<const Backend*> all() const;
   std::string names() const;  // "blas, cublas, reference, tcsim"
+  // "unknown backend 'mine'; allowed values: ..." and, where this registry offers modules, where
+  // a module of that name would have to be: its file name and the directories searched, so a
+  // downstream project's own backend that is not on FPREV_BACKEND_PATH is found by reading.
+  std::string unknown_backend_message(std::string_view name) const;
 
  private:
   std::map<std::string, std::unique_ptr<Backend>, std::less<>> backends_;

@@ -160,4 +160,18 @@ std::string BackendRegistry::names() const {
   return join_values({names.begin(), names.end()});
 }
 
+std::string BackendRegistry::unknown_backend_message(std::string_view name) const {
+  std::string message = "unknown backend '" + std::string(name) + "'; allowed values: " + names();
+  if (!offer_modules_) return message;
+  const char* variable = std::getenv("FPREV_BACKEND_PATH");
+  std::vector<std::string> directories;
+  for (const auto& directory : backend_module_search_path()) directories.push_back(directory.string());
+  message += ". A backend of your own is a module file " + backend_module_file_name(name) +
+             " (fprev_add_backend_module) in one of: " + join_values(directories) + "; FPREV_BACKEND_PATH (" +
+             (variable != nullptr && *variable != '\0' ? "now " + std::string(variable) : std::string("not set")) +
+             ") adds directories, and fprev_add_reproducibility_suites(... BACKEND_MODULES <target>) sets it "
+             "for the tests and the fprev-update target";
+  return message;
+}
+
 }  // namespace fprev
