@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "suggest.hpp"
 #include "validators.hpp"
 #include "fprev/backend.hpp"
 #include "fprev/drawing.hpp"
@@ -381,6 +382,32 @@ void print_reveal_help(const CLI::App& reveal, const RevealCommandOptions& o) {
   std::cout << "\n" << backend_options_help(*backend);
 }
 
+// The long option names `command` takes, "--suite", for suggestions.
+std::vector<std::string> long_option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  return names;
+}
+
+// "; did you mean --suite?" for each option in `arguments` that `command` does not take and that is
+// close to one it does ("--suit: did you mean --suite?" when several are unknown).
+std::string option_suggestions(const CLI::App* command, const std::vector<std::string>& arguments) {
+  if (command == nullptr) return "";
+  const std::vector<std::string> names = long_option_names(*command);
+  std::vector<std::pair<std::string, std::string>> guesses;
+  for (const std::string& argument : arguments) {
+    if (argument.rfind("--", 0) != 0 || argument == "--") continue;
+    const std::string option = argument.substr(0, argument.find('='));
+    if (std::find(names.begin(), names.end(), option) != names.end()) continue;
+    if (const auto guess = closest_name(option, names)) guesses.emplace_back(option, *guess);
+  }
+  std::string text;
+  for (const auto& [option, guess] : guesses)
+    text += "; " + (guesses.size() > 1 ? option + ": " : std::string()) + "did you mean " + guess + "?";
+  return text;
+}
+
 // `fprev-golden help [COMMAND]` is `fprev-golden [COMMAND] --help`.
 void rewrite_help_command(std::vector<std::string>& arguments) {
   if (arguments.empty() || arguments.front() != "help") return;
@@ -429,8 +456,9 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   } else if (first.rfind("-", 0) != 0) {
     std::string names;
     for (const auto& name : command_names()) names += (names.empty() ? "" : ", ") + name;
-    throw UsageError("unknown command '" + first + "'; commands: " + names);
+    throw UsageError("unknown command '" + first + "'" + did_you_mean(first, command_names()) + "; commands: " + names);
   }
+  const std::vector<std::string> given = arguments;
 
   std::reverse(arguments.begin(), arguments.end());  // CLI11 consumes the vector from its end
   try {
@@ -444,6 +472,8 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   } catch (const CLI::CallForVersion& e) {
     std::cout << e.what() << "\n";
     return kExitOk;
+  } catch (const CLI::ExtrasError& e) {
+    throw UsageError(e.what() + option_suggestions(command.empty() ? &app : app.get_subcommand(command), given));
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }

@@ -24,6 +24,16 @@ PendingSelection select_pending(const PendingSelectionOptions& options) {
   const auto directory = pending_directory(options.directory);
   if (directory && std::filesystem::exists(*directory) && !std::filesystem::is_directory(*directory))
     throw UsageError("--pending-dir " + directory->string() + " is not a directory");
+  // A directory the user named that is not there is a typo, never "nothing to do" (exit 0), as
+  // for check. Pending results live beside the goldens unless a pending directory is named.
+  const bool golden_named = options.golden.has_value() || environment_value("FPREV_GOLDEN_DIR").has_value();
+  if (golden_named && !directory && !std::filesystem::is_directory(golden_root))
+    throw UsageError("the golden directory " + golden_root.string() + " does not exist (named with " +
+                     (options.golden ? "--golden" : "FPREV_GOLDEN_DIR") +
+                     "); the pending results of check are kept beside the goldens there. Fix the path");
+  if (directory && !std::filesystem::is_directory(*directory))
+    throw UsageError("the pending directory " + directory->string() + " does not exist (named with " +
+                     (options.directory ? "--pending-dir" : "FPREV_PENDING_DIR") + "). Fix the path");
   PendingSelection selection{PendingStore(golden_root, directory.value_or(std::filesystem::path())), {}, {}, false};
   PendingListing listing = selection.store.list();
   selection.stray = std::move(listing.stray);

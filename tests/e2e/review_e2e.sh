@@ -102,8 +102,14 @@ expect_in "stay pending" review.txt "quit leaves it pending"
 expect_pending 1 "the end of the input leaves it pending"
 
 # --- accept and reject by filters --------------------------------------------------------------------
-"$FG" accept --case 'nothing-*' >out.txt 2>&1; expect_status 0 $? "accept with a filter matching nothing"
+"$FG" accept --case 'nothing-*' >out.txt 2>&1; expect_status 2 $? "accept with a filter matching nothing is an error"
 expect_in "no pending results match the filters" out.txt "says so"
+"$FG" review --case 'nothing-*' </dev/null >out.txt 2>&1; expect_status 2 $? "review with a filter matching nothing is an error"
+"$FG" review --golden "$PWD/no-such-golden-dir" </dev/null >out.txt 2>&1
+expect_status 2 $? "review --golden naming no directory is an error"
+expect_in "no-such-golden-dir does not exist" out.txt "the missing directory is named"
+"$FG" accept --pending-dir "$PWD/no-such-pending-dir" >out.txt 2>&1
+expect_status 2 $? "accept --pending-dir naming no directory is an error"
 "$FG" accept --case 'sum-*-sequential-*' >out.txt 2>&1; expect_status 0 $? "accept --case"
 expect_in "ACCEPTED reproducibility/small/ref/sum-float32-sequential-n16: no golden yet" out.txt "accept names the case"
 [ -f "$SEQ.golden" ] && pass "the golden was created" || fail "no golden"

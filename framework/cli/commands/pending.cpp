@@ -6,6 +6,7 @@
 
 #include "../commands.hpp"
 #include "../environment.hpp"
+#include "../exit_status.hpp"
 #include "../pending_selection.hpp"
 #include "../report/json.hpp"
 #include "../review_session.hpp"
@@ -29,11 +30,15 @@ void warn_about_stray(const PendingSelection& selection) {
               << " is outside the <platform>/<suite>/<backend>/<case>.golden.new layout: ignored\n";
 }
 
-// "no pending results ..." on stderr; true when there is nothing to do.
+// "no pending results ..." on stderr; true when there is nothing to do. Filters that select
+// nothing are a mistake (a typo in a glob), exit 2 as for check: an accept that did nothing must
+// not look like one that did.
 bool nothing_selected(const PendingSelection& selection, const char* command) {
   if (!selection.files.empty()) return false;
-  std::cerr << "fprev-golden " << command << ": no pending results" << (selection.filtered ? " match the filters" : "")
-            << " (looked " << where(selection.store) << ")\n";
+  if (selection.filtered)
+    throw UsageError("no pending results match the filters (--suite, --backend, --case, --platform; looked " +
+                     where(selection.store) + "); see fprev-golden review, or check to keep results");
+  std::cerr << "fprev-golden " << command << ": no pending results (looked " << where(selection.store) << ")\n";
   return true;
 }
 
