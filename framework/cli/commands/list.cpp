@@ -1,5 +1,6 @@
 // fprev-golden list: the expanded cases of the suites; --cmake-tests EXE prints CTest add_test()
 // calls (used by fprev_add_reproducibility_suites at ctest time).
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -50,7 +51,11 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
               << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << " --ctest"
               << (strict ? " --strict" : "") << ")\n";
-    std::string labels = "reproducibility;" + sc.suite->name + ";" + sc.c->backend_instance;
+    // A case labelled long is opt-in: it does not carry the label reproducibility (ctest's -L is a
+    // regular expression, so no label of it may contain the word), so `ctest -L reproducibility`
+    // leaves it out and `ctest -L long` runs it.
+    const bool long_case = std::find(sc.c->labels.begin(), sc.c->labels.end(), "long") != sc.c->labels.end();
+    std::string labels = (long_case ? "" : "reproducibility;") + sc.suite->name + ";" + sc.c->backend_instance;
     for (const std::string& label : sc.c->labels) labels += ";" + label;
     // A case with a time budget stops itself and says so; CTest's own timeout only backs it up.
     std::string timeout;
