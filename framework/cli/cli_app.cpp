@@ -20,14 +20,17 @@ constexpr const char* kEngineGroup = "Engine";
 constexpr const char* kOutputGroup = "Output";
 constexpr const char* kPendingGroup = "Pending results";
 
-constexpr const char* kFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves or a golden cannot be
+// The exit statuses, at the end of every help screen (each sub-command's too).
+constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves or a golden cannot be
   read or written; 2 usage or configuration error; 3 internal error or out of memory;
-  77 (check --ctest only) the case was skipped
-environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
+  77 (check --ctest only) the case was skipped)";
+
+constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
   (strict mode), CI (update, review and accept refuse to run; check keeps no pending results
   unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
   e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
-JSON output: docs/json.md)";
+documentation: README.md and docs/ (json.md: the JSON output; suite-format.md), installed in
+  <prefix>/share/doc/fprev-golden)";
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
 
@@ -429,7 +432,7 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
                "fprev-golden");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("fprev-golden ") + kToolVersion);
-  app.footer(kFooter);
+  app.footer(std::string(kExitFooter) + "\n" + kFooter);
   app.get_formatter()->column_width(34);
 
   Commands o;
@@ -444,6 +447,11 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   CLI::App* show = add_show(app, o.show);
   CLI::App* reveal = add_reveal(app, o.reveal);
   CLI::App* env = add_env(app, o.env);
+
+  for (CLI::App* c : {list, check, update, review, accept, reject, diff, show, reveal, env}) {
+    const std::string own = c->get_footer();
+    c->footer(own.empty() ? std::string(kExitFooter) : own + "\n" + kExitFooter);
+  }
 
   rewrite_help_command(arguments);
   if (arguments.empty()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
@@ -99,7 +100,11 @@ void print_text(const Selection& selection) {
     }
     std::cout << (first ? "" : ")") << "\n";
   }
-  std::cerr << selection.cases.size() << " cases in " << selection.suites.size() << " suites\n";
+  // The suites the selected cases come from, not every suite read: "--suite blas-cpu" lists one.
+  std::set<const Suite*> suites;
+  for (const SelectedCase& sc : selection.cases) suites.insert(sc.suite);
+  std::cerr << selection.cases.size() << (selection.cases.size() == 1 ? " case in " : " cases in ") << suites.size()
+            << (suites.size() == 1 ? " suite\n" : " suites\n");
 }
 
 }  // namespace
