@@ -277,6 +277,11 @@ CLI::App* add_review(CLI::App& app, ReviewOptions& o) {
       "unless --force");
   add_pending_selection_options(*c, o.selection);
   add_picture_options(*c, o.picture);
+  c->add_option("--picture-dir", o.picture_directory,
+                "write the pictures asked for (answer p) into DIR and keep them (default: a temporary "
+                "directory removed when review ends)")
+      ->type_name("DIR")
+      ->group(kOutputGroup);
   c->add_flag("--force", o.force,
               "review even when CI is set, and accept over a golden that changed since check kept the result")
       ->group(kOutputGroup);

@@ -83,6 +83,7 @@ struct PendingSelectionOptions {
 struct ReviewOptions {
   PendingSelectionOptions selection;
   PictureOptions picture;
+  std::optional<std::string> picture_directory;  // --picture-dir: pictures kept there
   bool force = false;  // review in CI; accept over a golden that changed since check
 };
 

@@ -134,6 +134,7 @@ int run_review(const ReviewOptions& options) {
   ReviewSettings settings;
   settings.max_nodes = options.picture.max_nodes;
   settings.force = options.force;
+  if (options.picture_directory) settings.picture_directory = *options.picture_directory;
   settings.echo = ::isatty(0) == 0;  // a script's answers show in the transcript
   std::cout << selection.files.size() << " pending result(s) " << where(selection.store) << "\n";
   ReviewSession session(selection.store, std::cin, std::cout, settings);
