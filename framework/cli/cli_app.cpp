@@ -168,6 +168,15 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
   command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  CLI::Option* only_failures =
+      command
+          .add_flag("--only-failures", g.only_failures,
+                    "the summary table lists only the cases that did not pass, and counts the others (the "
+                    "default on a terminal when no case failed)")
+          ->group(kOutputGroup);
+  command.add_flag("--all-rows", g.all_rows, "the summary table lists every case (the default in a log or pipe)")
+      ->group(kOutputGroup)
+      ->excludes(only_failures);
   command
       .add_option("--max-estimate", g.max_estimate,
                   "refuse, before it runs, a case whose reveal is estimated (fewest probes of the model x the "

@@ -64,6 +64,8 @@ struct GateOptions {
   bool ctest = false;   // check only
   bool force = false;   // update: write in CI; check: --unreferenced=delete in CI
   bool quiet = false;
+  bool only_failures = false;  // --only-failures: the table lists the cases that did not pass
+  bool all_rows = false;       // --all-rows: every case, also on a terminal when all passed
   double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report

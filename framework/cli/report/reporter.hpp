@@ -65,8 +65,12 @@ class ReporterList final : public Reporter {
 // For people: a block per case that needs attention as it finishes, then the summary table,
 // obsolete goldens and the closing line. `progress` shows the running case on `progress_out`
 // (a terminal), overwritten in place.
+// Which rows the summary table has: every case; only those that did not pass (with a line counting
+// the passed ones); or only those when no case failed (a terminal's default: 514 rows of "passed"
+// bury the one skip worth reading).
+enum class TableRows { all, not_passed, not_passed_when_green };
 std::unique_ptr<Reporter> make_text_reporter(std::ostream& out, std::ostream& progress_out,
-                                             bool progress);
+                                             bool progress, TableRows rows = TableRows::all);
 // One JSON document (docs/json.md) at the end of the run.
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 // `check --ctest`, one case per process: the case's block (or one "passed" line) and, on failure,
