@@ -83,6 +83,10 @@ std::unique_ptr<Reporter> make_ctest_reporter(std::ostream& out);
 // Graphviz, else its DOT text is shown), the diagnostics and the accept command; the skips and
 // why; notes; obsolete goldens.
 std::unique_ptr<Reporter> make_html_reporter(std::ostream& out, std::size_t max_nodes);
+// Graphviz's SVG document without its XML prologue and doctype, to sit inside a page, every id
+// (and reference to one) prefixed with `id_prefix` so that several pictures in one page never
+// share an id.
+std::string inline_svg(const std::string& svg, const std::string& id_prefix);
 // The same, written to the file `path` (created or truncated now, so a path that cannot be
 // written stops the run before it starts: UsageError).
 std::unique_ptr<Reporter> make_html_file_reporter(const std::string& path, std::size_t max_nodes);

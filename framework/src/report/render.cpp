@@ -94,15 +94,23 @@ void append_panel(std::string& out, const DrawingPanel& panel, std::size_t p) {
     if (edge.count > 1) out += " [label=\"×" + std::to_string(edge.count) + "\"]";
     out += ";\n";
   }
-  if (drawing.complete) {  // every summand on one row, in order
-    out += "    { rank=same;";
-    for (std::size_t i = 0; i < drawing.nodes.size(); ++i)
-      if (drawing.nodes[i].kind == DrawnKind::leaf) out += " " + prefix + std::to_string(i) + ";";
-    out += " }\n";
-    for (std::size_t i = 1; i < drawing.tree_leaves; ++i)  // keep them in index order
+  if (drawing.complete) {  // the summands (on the top row, see drawing_dot) in index order
+    for (std::size_t i = 1; i < drawing.tree_leaves; ++i)
       out += "    " + prefix + std::to_string(i - 1) + " -> " + prefix + std::to_string(i) + " [style=invis];\n";
   }
   out += "  }\n";
+}
+
+// The drawn nodes nothing is added into (summands, collapsed parts): the top row of a panel.
+std::string top_row(const DrawingPanel& panel, std::size_t p) {
+  const Drawing& drawing = panel.drawing;
+  std::vector<bool> has_operands(drawing.nodes.size(), false);
+  for (const DrawnEdge& edge : drawing.edges)
+    if (edge.to < has_operands.size()) has_operands[edge.to] = true;
+  std::string out;
+  for (std::size_t i = 0; i < drawing.nodes.size(); ++i)
+    if (!has_operands[i]) out += " p" + std::to_string(p) + "_" + std::to_string(i) + ";";
+  return out;
 }
 
 }  // namespace
@@ -128,12 +136,19 @@ std::string render_text(const Tree& tree) {
 
 std::string drawing_dot(const std::vector<DrawingPanel>& panels, std::string_view title) {
   std::string out = "digraph summation_trees {\n";
-  out += "  graph [rankdir=BT, ordering=out, nodesep=0.25, ranksep=0.3, fontname=\"Helvetica\", fontsize=12";
+  // newrank: the rank=same below may span the panels' clusters.
+  out += "  graph [rankdir=BT, newrank=true, ordering=out, nodesep=0.25, ranksep=0.3, fontname=\"Helvetica\", "
+         "fontsize=12";
   if (!title.empty()) out += ", label=" + title_quote(title) + ", labelloc=t, labeljust=l";
   out += "];\n";
   out += "  node [fontname=\"Helvetica\", fontsize=11, margin=\"0.08,0.03\"];\n";
   out += "  edge [dir=back, arrowsize=0.6, color=\"#555555\", fontname=\"Helvetica\", fontsize=10];\n";
   for (std::size_t p = 0; p < panels.size(); ++p) append_panel(out, panels[p], p);
+  // The summands and collapsed parts of every panel on one row at the top: panels of different
+  // depths start at the same height (no panel below a blank area) and their summands line up.
+  std::string row;
+  for (std::size_t p = 0; p < panels.size(); ++p) row += top_row(panels[p], p);
+  if (!row.empty()) out += "  { rank=same;" + row + " }\n";
   out += "}\n";
   return out;
 }
