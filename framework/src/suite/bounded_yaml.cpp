@@ -40,7 +40,7 @@ YamlProblem problem_at_offset(std::string_view text, std::size_t offset, std::st
 std::string syntax_hint(std::string_view text, const YAML::Exception& error) {
   static constexpr std::string_view kStructural[] = {
       "illegal map value", "end of map not found", "illegal block entry", "end of sequence not found",
-      "block sequence entries are not allowed", "end of map flow not found", "end of sequence flow not found"};
+      "block sequence entries are not allowed"};
   bool structural = false;
   for (std::string_view m : kStructural) structural = structural || error.msg.find(m) != std::string::npos;
   // A tab in the indentation of any line up to the error's line is the likeliest cause.

@@ -130,6 +130,8 @@ std::vector<std::string> summands_left_to_right(const std::string& svg, int p) {
   std::vector<std::pair<double, std::string>> found;
   const std::string title = "<title>p" + std::to_string(p) + "_";
   for (std::size_t at = svg.find(title); at != std::string::npos; at = svg.find(title, at + 1)) {
+    const std::size_t digits = svg.find_first_not_of("0123456789", at + title.size());
+    if (svg.compare(digits, 8, "</title>") != 0) continue;  // an edge's title ("p0_16->p0_0")
     const std::size_t text = svg.find("<text", at), x = svg.find(" x=\"", text), end = svg.find("</text>", text);
     const std::string label = svg.substr(svg.find('>', text) + 1, end - svg.find('>', text) - 1);
     if (label.empty() || label[0] != 'x') continue;
