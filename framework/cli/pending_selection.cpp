@@ -72,9 +72,10 @@ PendingSelection select_pending(const PendingSelectionOptions& options) {
   if (directory && !std::filesystem::is_directory(*directory))
     throw UsageError("the pending directory " + directory->string() + " does not exist (named with " +
                      (options.directory ? "--pending-dir" : "FPREV_PENDING_DIR") + "). Fix the path");
-  PendingSelection selection{PendingStore(golden_root, directory.value_or(std::filesystem::path())), {}, {}, false};
+  PendingSelection selection{PendingStore(golden_root, directory.value_or(std::filesystem::path())), {}, {}, false, 0};
   PendingListing listing = selection.store.list();
   selection.stray = std::move(listing.stray);
+  selection.available = listing.files.size();
   selection.filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty() ||
                        !options.platforms.empty();
   for (PendingFile& file : listing.files) {

@@ -25,6 +25,7 @@ struct PendingSelection {
   std::vector<PendingFile> files;            // after the filters, in natural_path_less order
   std::vector<std::filesystem::path> stray;  // *.golden.new outside the layout (never acted on)
   bool filtered = false;                     // some filter was given
+  std::size_t available = 0;                 // pending results before the filters
 };
 
 // Paths in natural order: runs of digits compare by value, so ".../dot-n17" comes before

@@ -30,14 +30,16 @@ void warn_about_stray(const PendingSelection& selection) {
               << " is outside the <platform>/<suite>/<backend>/<case>.golden.new layout: ignored\n";
 }
 
-// "no pending results ..." on stderr; true when there is nothing to do. Filters that select
-// nothing are a mistake (a typo in a glob), exit 2 as for check: an accept that did nothing must
-// not look like one that did.
+// "no pending results ..." on stderr; true when there is nothing to do. Filters that select none
+// of the pending results there are are a mistake (a typo in a glob), exit 2 as for check: an
+// accept that did nothing must not look like one that did. With nothing pending at all there is
+// nothing to do, whatever the filters.
 bool nothing_selected(const PendingSelection& selection, const char* command) {
   if (!selection.files.empty()) return false;
-  if (selection.filtered)
-    throw UsageError("no pending results match the filters (--suite, --backend, --case, --platform; looked " +
-                     where(selection.store) + "); see fprev-golden review, or check to keep results");
+  if (selection.filtered && selection.available != 0)
+    throw UsageError("no pending results match the filters (--suite, --backend, --case, --platform) among the " +
+                     std::to_string(selection.available) + " kept " + where(selection.store) +
+                     "; fprev-golden review lists them");
   std::cerr << "fprev-golden " << command << ": no pending results (looked " << where(selection.store) << ")\n";
   return true;
 }
