@@ -126,7 +126,8 @@ TEST(HtmlReport, InlinePicturesHaveIdsOfTheirOwn) {
   EXPECT_NE(b.find("id=\"pic1-graph0\""), std::string::npos) << b;
 }
 
-// Long lines wrap and pictures scale to the page: no horizontal scroll box hides half of a diff.
+// Long lines wrap and pictures scale to the page: no horizontal scroll box hides half of a diff
+// (a wide picture is offered at full size besides, folded).
 TEST(HtmlReport, NothingHidesInAHorizontalScrollBox) {
   const std::string page = report(false);
   EXPECT_EQ(page.find("overflow-x: auto"), std::string::npos);
