@@ -28,6 +28,11 @@ if(FPREV_INSTALLED_MODULES)
   install(TARGETS ${FPREV_INSTALLED_MODULES} LIBRARY DESTINATION ${FPREV_INSTALL_MODULEDIR})
 endif()
 
+# The documentation the help and the error messages point to (docs/json.md, the suite format, ...),
+# and the README, under <prefix>/share/doc/fprev-golden.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/fprev-golden)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/fprev-golden)
+
 install(EXPORT fprev_goldenTargets NAMESPACE fprev:: DESTINATION ${FPREV_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/fprev_goldenConfig.cmake.in
   ${PROJECT_BINARY_DIR}/fprev_goldenConfig.cmake

@@ -13,8 +13,19 @@
 # `fprev-golden list --cmake-tests` for the current suites, so adding a case to a YAML file needs
 # no CMake edit and no rebuild. Each test is named reproducibility/<suite>/<backend>/<case> and
 # labelled reproducibility, <suite> and <backend>. A missing golden or an unusable backend is a
-# CTest skip (exit code 77) whose output gives the `fprev-golden update` command. The tests run the
-# real executable with absolute paths, so a command they print works when pasted into a shell.
+# CTest skip (exit code 77) whose output gives the `fprev-golden update` command of the case and of
+# the whole suite. The tests run the real executable with absolute paths, so a command they print
+# works when pasted into a shell.
+#
+# GOLDEN_DIR is created when the project is configured (and again when ctest runs, should it have
+# been removed): the first ctest of a new project skips every case, saying how to record it, rather
+# than failing on a folder nobody made yet. (A --golden DIR typed by hand that does not exist stays
+# an error of `check`.)
+#
+# The target fprev-update records (or re-baselines) the goldens of every suite registered here:
+#   cmake --build <build> --target fprev-update
+# It runs `fprev-golden update` with the same suites, golden folder and backend modules as the
+# tests; review the change (git diff) before committing it.
 function(fprev_add_reproducibility_suites)
   cmake_parse_arguments(ARG "STRICT" "GOLDEN_DIR;EXECUTABLE" "SUITES;BACKEND_MODULES" ${ARGN})
   if(NOT ARG_SUITES OR NOT ARG_GOLDEN_DIR)
@@ -42,6 +53,7 @@ function(fprev_add_reproducibility_suites)
     list(APPEND suite_args --suites "${s}")
   endforeach()
   get_filename_component(golden "${ARG_GOLDEN_DIR}" ABSOLUTE)
+  file(MAKE_DIRECTORY "${golden}")
   set(strict "")
   if(ARG_STRICT OR FPREV_STRICT)
     set(strict "--strict")
@@ -76,6 +88,7 @@ elseif(fprev_module_dirs)
   set(ENV{FPREV_BACKEND_PATH} \"\${fprev_module_dirs}\")
 endif()
 set(fprev_discovery_path \"\$ENV{FPREV_BACKEND_PATH}\")
+file(MAKE_DIRECTORY [==[${golden}]==])
 execute_process(
   COMMAND [==[${exe}]==] list ${quoted_suites} --golden [==[${golden}]==] ${strict} --cmake-tests [==[${exe}]==]
   OUTPUT_VARIABLE fprev_tests ERROR_VARIABLE fprev_error RESULT_VARIABLE fprev_status)
@@ -94,4 +107,21 @@ else()
 endif()
 ")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${script}")
+
+  # fprev-update: one fprev-update-<key> per call, all run by fprev-update.
+  set(update_command "${exe}" update ${suite_args} --golden "${golden}")
+  if(module_dirs)
+    set(update_command ${CMAKE_COMMAND} -E env "FPREV_BACKEND_PATH=${module_dirs}" ${update_command})
+  endif()
+  add_custom_target(fprev-update-${key}
+    COMMAND ${update_command}
+    COMMENT "fprev-golden update: recording the goldens of ${ARG_SUITES} in ${golden}"
+    USES_TERMINAL VERBATIM)
+  if(ARG_BACKEND_MODULES)
+    add_dependencies(fprev-update-${key} ${ARG_BACKEND_MODULES})
+  endif()
+  if(NOT TARGET fprev-update)
+    add_custom_target(fprev-update)
+  endif()
+  add_dependencies(fprev-update fprev-update-${key})
 endfunction()

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "exit_status.hpp"
+#include "suggest.hpp"
 #include "validators.hpp"
 
 namespace fprev::cli {
@@ -81,8 +82,13 @@ class BackendOptionParser {
 
   std::string unknown_options_message() const {
     std::string unknown, allowed;
+    std::vector<std::string> options;
+    for (const std::string& name : names_) options.push_back("--" + name);
     for (const std::string& word : app_.remaining())
-      if (word.rfind("-", 0) == 0) unknown += (unknown.empty() ? "" : ", ") + word.substr(0, word.find('='));
+      if (word.rfind("-", 0) == 0) {
+        const std::string option = word.substr(0, word.find('='));
+        unknown += (unknown.empty() ? "" : ", ") + option + did_you_mean(option, options);
+      }
     for (const std::string& name : names_) allowed += (allowed.empty() ? "--" : ", --") + name;
     if (unknown.empty())
       return "unexpected argument '" + app_.remaining().front() + "' (reveal takes no positional "

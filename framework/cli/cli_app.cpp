@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "suggest.hpp"
 #include "validators.hpp"
 #include "fprev/backend.hpp"
 #include "fprev/drawing.hpp"
@@ -19,14 +20,17 @@ constexpr const char* kEngineGroup = "Engine";
 constexpr const char* kOutputGroup = "Output";
 constexpr const char* kPendingGroup = "Pending results";
 
-constexpr const char* kFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves, a golden cannot be
-  read or written, or check compared nothing (unless --allow-nothing); 2 usage or configuration error; 3 internal error or out of memory;
-  77 (check --ctest only) the case was skipped
-environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
+// The exit statuses, at the end of every help screen (each sub-command's too).
+constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves (also a crash, exit or hang
+  of its worker), a golden cannot be read or written, or check compared nothing (unless --allow-nothing);
+  2 usage or configuration error; 3 internal error or out of memory; 77 (check --ctest only) the case was skipped)";
+
+constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
   e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
-JSON output: docs/json.md)";
+documentation: README.md and docs/ (json.md: the JSON output; suite-format.md), installed in
+  <prefix>/share/doc/fprev-golden)";
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
 
@@ -181,6 +185,15 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
   command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  CLI::Option* only_failures =
+      command
+          .add_flag("--only-failures", g.only_failures,
+                    "the summary table lists only the cases that did not pass, and counts the others (the "
+                    "default on a terminal when no case failed)")
+          ->group(kOutputGroup);
+  command.add_flag("--all-rows", g.all_rows, "the summary table lists every case (the default in a log or pipe)")
+      ->group(kOutputGroup)
+      ->excludes(only_failures);
   command
       .add_option("--max-estimate", g.max_estimate,
                   "refuse, before it runs, a case whose reveal is estimated (fewest probes of the model x the "
@@ -294,6 +307,11 @@ CLI::App* add_review(CLI::App& app, ReviewOptions& o) {
       "unless --force");
   add_pending_selection_options(*c, o.selection);
   add_picture_options(*c, o.picture);
+  c->add_option("--picture-dir", o.picture_directory,
+                "write the pictures asked for (answer p) into DIR and keep them (default: a temporary "
+                "directory removed when review ends)")
+      ->type_name("DIR")
+      ->group(kOutputGroup);
   c->add_flag("--force", o.force,
               "review even when CI is set, and accept over a golden that changed since check kept the result")
       ->group(kOutputGroup);
@@ -398,8 +416,34 @@ void print_reveal_help(const CLI::App& reveal, const RevealCommandOptions& o) {
   if (o.backend.empty()) return;
   const Backend* backend = builtin_backends().find(o.backend);
   if (backend == nullptr)
-    throw UsageError("unknown backend '" + o.backend + "'; allowed values: " + builtin_backends().names());
+    throw UsageError(builtin_backends().unknown_backend_message(o.backend));
   std::cout << "\n" << backend_options_help(*backend);
+}
+
+// The long option names `command` takes, "--suite", for suggestions.
+std::vector<std::string> long_option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options())
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+  return names;
+}
+
+// "; did you mean --suite?" for each option in `arguments` that `command` does not take and that is
+// close to one it does ("--suit: did you mean --suite?" when several are unknown).
+std::string option_suggestions(const CLI::App* command, const std::vector<std::string>& arguments) {
+  if (command == nullptr) return "";
+  const std::vector<std::string> names = long_option_names(*command);
+  std::vector<std::pair<std::string, std::string>> guesses;
+  for (const std::string& argument : arguments) {
+    if (argument.rfind("--", 0) != 0 || argument == "--") continue;
+    const std::string option = argument.substr(0, argument.find('='));
+    if (std::find(names.begin(), names.end(), option) != names.end()) continue;
+    if (const auto guess = closest_name(option, names)) guesses.emplace_back(option, *guess);
+  }
+  std::string text;
+  for (const auto& [option, guess] : guesses)
+    text += "; " + (guesses.size() > 1 ? option + ": " : std::string()) + "did you mean " + guess + "?";
+  return text;
 }
 
 // `fprev-golden help [COMMAND]` is `fprev-golden [COMMAND] --help`.
@@ -423,7 +467,7 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
                "fprev-golden");
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("fprev-golden ") + kToolVersion);
-  app.footer(kFooter);
+  app.footer(std::string(kExitFooter) + "\n" + kFooter);
   app.get_formatter()->column_width(34);
 
   Commands o;
@@ -439,6 +483,11 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   CLI::App* reveal = add_reveal(app, o.reveal);
   CLI::App* env = add_env(app, o.env);
 
+  for (CLI::App* c : {list, check, update, review, accept, reject, diff, show, reveal, env}) {
+    const std::string own = c->get_footer();
+    c->footer(own.empty() ? std::string(kExitFooter) : own + "\n" + kExitFooter);
+  }
+
   rewrite_help_command(arguments);
   if (arguments.empty()) {
     std::cerr << app.help();
@@ -450,8 +499,9 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   } else if (first.rfind("-", 0) != 0) {
     std::string names;
     for (const auto& name : command_names()) names += (names.empty() ? "" : ", ") + name;
-    throw UsageError("unknown command '" + first + "'; commands: " + names);
+    throw UsageError("unknown command '" + first + "'" + did_you_mean(first, command_names()) + "; commands: " + names);
   }
+  const std::vector<std::string> given = arguments;
 
   std::reverse(arguments.begin(), arguments.end());  // CLI11 consumes the vector from its end
   try {
@@ -465,6 +515,8 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   } catch (const CLI::CallForVersion& e) {
     std::cout << e.what() << "\n";
     return kExitOk;
+  } catch (const CLI::ExtrasError& e) {
+    throw UsageError(e.what() + option_suggestions(command.empty() ? &app : app.get_subcommand(command), given));
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }

@@ -67,6 +67,8 @@ struct GateOptions {
   bool force = false;   // update: write in CI; check: --unreferenced=delete in CI
   bool quiet = false;
   bool allow_nothing = false;  // check: 0 passed and 0 failed is not a failure
+  bool only_failures = false;  // --only-failures: the table lists the cases that did not pass
+  bool all_rows = false;       // --all-rows: every case, also on a terminal when all passed
   double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report
@@ -86,6 +88,7 @@ struct PendingSelectionOptions {
 struct ReviewOptions {
   PendingSelectionOptions selection;
   PictureOptions picture;
+  std::optional<std::string> picture_directory;  // --picture-dir: pictures kept there
   bool force = false;  // review in CI; accept over a golden that changed since check
 };
 

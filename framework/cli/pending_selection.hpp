@@ -22,10 +22,15 @@ std::optional<PendingStore> pending_store_for(const PendingOptions& options, con
 
 struct PendingSelection {
   PendingStore store;
-  std::vector<PendingFile> files;            // after the filters, sorted by path
+  std::vector<PendingFile> files;            // after the filters, in natural_path_less order
   std::vector<std::filesystem::path> stray;  // *.golden.new outside the layout (never acted on)
   bool filtered = false;                     // some filter was given
+  std::size_t available = 0;                 // pending results before the filters
 };
+
+// Paths in natural order: runs of digits compare by value, so ".../dot-n17" comes before
+// ".../dot-n1000" as in the suite.
+bool natural_path_less(const std::filesystem::path& a, const std::filesystem::path& b);
 
 // The pending results under the store the options name that match the filters.
 PendingSelection select_pending(const PendingSelectionOptions& options);

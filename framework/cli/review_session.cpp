@@ -169,12 +169,23 @@ void ReviewSession::show(const PendingFile& file, const Golden& pending, std::si
   out_ << "  pending file: " << l.path.string() << "\n";
 }
 
+ReviewSession::~ReviewSession() {
+  if (temporary_pictures_.empty()) return;
+  std::error_code error;  // nothing to do about a failure here; the directory is a temporary one
+  std::filesystem::remove_all(temporary_pictures_, error);
+}
+
 std::filesystem::path ReviewSession::picture_directory() {
-  if (!settings_.picture_directory.empty()) return settings_.picture_directory;
+  if (!settings_.picture_directory.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(settings_.picture_directory, error);
+    return error ? std::filesystem::path() : settings_.picture_directory;
+  }
+  if (!temporary_pictures_.empty()) return temporary_pictures_;
   std::string pattern = (std::filesystem::temp_directory_path() / "fprev-golden-review-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) return {};
-  settings_.picture_directory = pattern;
-  return settings_.picture_directory;
+  temporary_pictures_ = pattern;
+  return temporary_pictures_;
 }
 
 void ReviewSession::picture(const PendingFile& file, const Golden& pending) {
@@ -203,7 +214,9 @@ void ReviewSession::picture(const PendingFile& file, const Golden& pending) {
   }
   const std::filesystem::path directory = picture_directory();
   if (directory.empty()) {
-    out_ << "  cannot make a directory for the picture under " << std::filesystem::temp_directory_path().string()
+    out_ << "  cannot make a directory for the picture under "
+         << (settings_.picture_directory.empty() ? std::filesystem::temp_directory_path() : settings_.picture_directory)
+                .string()
          << "\n";
     return;
   }
@@ -217,6 +230,8 @@ void ReviewSession::picture(const PendingFile& file, const Golden& pending) {
     out_ << "  picture: " << path.string() << "\n";
   else
     out_ << "  no SVG (" << svg.error << "); the picture's Graphviz DOT text: " << path.string() << "\n";
+  if (settings_.picture_directory.empty())
+    out_ << "  (removed when review ends; review --picture-dir DIR keeps the pictures)\n";
 }
 
 bool ReviewSession::read_answer(std::string& answer) {

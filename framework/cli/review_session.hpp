@@ -22,8 +22,8 @@ struct ReviewSettings {
   std::size_t max_nodes = kDefaultDrawnNodes;  // pictures: drawn nodes per tree
   bool force = false;                          // accept over a golden that changed since check
   bool echo = false;                           // echo each answer (the input is not a terminal)
-  // Where pictures are written; empty: a new directory under the system's temporary directory,
-  // made on the first picture.
+  // Where pictures are written and kept (review --picture-dir); empty: a new directory under the
+  // system's temporary directory, made on the first picture and removed when the session ends.
   std::filesystem::path picture_directory;
 };
 
@@ -44,6 +44,9 @@ std::string pending_change(const PendingFile& file, const Golden& pending);
 class ReviewSession {
  public:
   ReviewSession(const PendingStore& store, std::istream& in, std::ostream& out, ReviewSettings settings);
+  ~ReviewSession();  // removes the temporary picture directory it made
+  ReviewSession(const ReviewSession&) = delete;
+  ReviewSession& operator=(const ReviewSession&) = delete;
   // Reviews `files` in order; returns what became of them.
   ReviewCounts run(const std::vector<PendingFile>& files);
 
@@ -60,6 +63,7 @@ class ReviewSession {
   std::ostream& out_;
   ReviewSettings settings_;
   std::size_t failures_ = 0;  // accepts and rejects that failed (the case was answered again)
+  std::filesystem::path temporary_pictures_;  // made by this session, removed by it
 };
 
 }  // namespace fprev::cli

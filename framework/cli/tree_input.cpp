@@ -14,8 +14,8 @@ Tree parse_or_explain(const std::string& text, const std::string& label) {
   try {
     return parse_sexpr(text);
   } catch (const SexprError& e) {
-    throw UsageError(label + ": not a summation tree: " + e.what() + " (at character " +
-                     std::to_string(e.position() + 1) + ")");
+    // e.what() names the position already ("S-expression, position 8: ...").
+    throw UsageError(label + ": not a summation tree: " + e.what());
   }
 }
 

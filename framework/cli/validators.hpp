@@ -15,7 +15,7 @@ inline const CLI::Validator& unsigned_integer() {
                             std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
         return digits ? std::string() : "'" + value + "' is not a non-negative integer";
       },
-      "UINT");
+      "");  // no description: the options' type name already says UINT (else help shows UINT:UINT)
   return validator;
 }
 

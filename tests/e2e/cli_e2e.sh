@@ -99,6 +99,8 @@ declare -A OPTIONS=(
 for command in list check update review accept reject diff show reveal env; do
   run 0 "$command --help" -- "$FG" "$command" --help
   for option in ${OPTIONS[$command]}; do expect_in "$option" out.txt "$command --help mentions $option"; done
+  expect_in "exit status: 0 good" out.txt "$command --help documents the exit statuses"
+  expect_not_in "UINT:UINT" out.txt "$command --help names a type once"
   cp out.txt help.txt
   run 0 "$command -h" -- "$FG" "$command" -h
   cmp -s out.txt help.txt && pass "$command -h prints the same help" || fail "$command -h differs from --help"

@@ -63,7 +63,9 @@ else
   expect_no_cuda "$WORK/blas.log" "a blas reveal maps no CUDA library"
 fi
 
-run cublas.log reveal --backend cublas --op dot --dtype float32 --n 8
+# FPREV_SKIP_GPU_DRIVER_CHECK: load the module even on a machine without an NVIDIA driver, to
+# see that it loads (without it such a machine never loads it: checked with env below).
+FPREV_SKIP_GPU_DRIVER_CHECK=1 run cublas.log reveal --backend cublas --op dot --dtype float32 --n 8
 status=$?
 if [ "$MODULE" = none ]; then
   expect_status 1 $status "a cuBLAS reveal in a build without CUDA"
@@ -82,6 +84,15 @@ else
 fi
 
 run env.log env; expect_status 0 $? "env"
+# Without any file of an NVIDIA driver, env says so without loading the CUDA module (it would map
+# hundreds of MiB only to find no GPU).
+if ! ls /dev/nvidiactl /dev/nvidia0 /proc/driver/nvidia/version /dev/dxg >/dev/null 2>&1; then
+  expect_no_cuda "$WORK/env.log" "env on a machine without an NVIDIA driver maps no CUDA library"
+  if [ "$MODULE" != none ]; then
+    grep -q "no NVIDIA GPU driver here" "$WORK/out.txt" && pass "env says there is no driver" \
+      || fail "env says there is no driver: $(grep -A1 '^  cublas:' "$WORK/out.txt")"
+  fi
+fi
 grep -A1 "^  cublas:" "$WORK/out.txt" > "$WORK/cublas_env.txt"
 if grep -q "usable\|unavailable" "$WORK/cublas_env.txt"; then
   pass "env lists cublas with its state: $(sed -n 2p "$WORK/cublas_env.txt" | cut -c1-100)"

@@ -78,7 +78,7 @@ expect_pending 3 "nothing was accepted in CI"
 
 # --- review with scripted answers ------------------------------------------------------------------
 # In path order: pairwise-n16 (picture, then accept), pairwise-n64 (reject), sequential-n16 (skip).
-printf 'p\na\nr\ns\n' | "$FG" review >review.txt 2>&1; expect_status 0 $? "review with scripted answers"
+printf 'p\na\nr\ns\n' | "$FG" review --picture-dir pictures >review.txt 2>&1; expect_status 0 $? "review with scripted answers"
 expect_in "[1/3] reproducibility/small/ref/sum-float32-pairwise-n16 on platform any" review.txt "review shows the case"
 expect_in "the summation tree changed: " review.txt "review says what changed"
 expect_in "first difference, over leaves {0..3}:" review.txt "review shows the diff"
@@ -87,7 +87,8 @@ expect_in "no golden yet: accepting creates $SEQ.golden" review.txt "review says
 picture=$(sed -n 's/.*picture: \(.*\.svg\)$/\1/p; s/.*DOT text: \(.*\.dot\)$/\1/p' review.txt | head -n1)
 [ -n "$picture" ] && [ -s "$picture" ] && pass "the picture was written ($(basename "$picture"))" ||
   fail "no picture in the transcript"
-[ -n "$picture" ] && rm -rf "$(dirname "$picture")"
+[ "$(dirname "$picture")" = pictures ] && pass "--picture-dir keeps it there" || fail "the picture is not under pictures/: $picture"
+rm -rf pictures
 expect_in "accepted: $N16.golden changed" review.txt "the first is accepted"
 expect_in "rejected: removed $N64.golden.new" review.txt "the second is rejected"
 expect_in "review: 1 accepted, 1 rejected, 1 left pending" review.txt "review sums up"
@@ -102,8 +103,14 @@ expect_in "stay pending" review.txt "quit leaves it pending"
 expect_pending 1 "the end of the input leaves it pending"
 
 # --- accept and reject by filters --------------------------------------------------------------------
-"$FG" accept --case 'nothing-*' >out.txt 2>&1; expect_status 0 $? "accept with a filter matching nothing"
+"$FG" accept --case 'nothing-*' >out.txt 2>&1; expect_status 2 $? "accept with a filter matching nothing is an error"
 expect_in "no pending results match the filters" out.txt "says so"
+"$FG" review --case 'nothing-*' </dev/null >out.txt 2>&1; expect_status 2 $? "review with a filter matching nothing is an error"
+"$FG" review --golden "$PWD/no-such-golden-dir" </dev/null >out.txt 2>&1
+expect_status 2 $? "review --golden naming no directory is an error"
+expect_in "no-such-golden-dir does not exist" out.txt "the missing directory is named"
+"$FG" accept --pending-dir "$PWD/no-such-pending-dir" >out.txt 2>&1
+expect_status 2 $? "accept --pending-dir naming no directory is an error"
 "$FG" accept --case 'sum-*-sequential-*' >out.txt 2>&1; expect_status 0 $? "accept --case"
 expect_in "ACCEPTED reproducibility/small/ref/sum-float32-sequential-n16: no golden yet" out.txt "accept names the case"
 [ -f "$SEQ.golden" ] && pass "the golden was created" || fail "no golden"

@@ -3,10 +3,16 @@
 // so that without a GPU they are reported as skipped, never as passed.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 
 #include "fprev/backend.hpp"
 #include "fprev/backends/cublas.hpp"
+
+// These tests load the CUDA module on machines without an NVIDIA driver too, to test the loading
+// and the runtime's answer: the cheap driver check that keeps `env` from loading it is turned off
+// (set before main(), before any query; the real environment wins when it sets the variable).
+inline const bool fprev_cuda_tests_load_the_module = setenv("FPREV_SKIP_GPU_DRIVER_CHECK", "1", 0) == 0;
 
 inline const fprev::cublas::DeviceQuery& fprev_cuda_query() {
   static const fprev::cublas::DeviceQuery query = fprev::cublas::query_cuda_device(0);

@@ -68,12 +68,11 @@ class KahanDotTarget final : public fprev::Target {
 
 class KahanInstance final : public fprev::BackendInstance {
  public:
+  using BackendInstance::BackendInstance;  // its case parameters are the backend's
   fprev::Identity identity() const override {
     // Portable C++ without FMA contraction: the same order on every machine.
     return {"kahan-example", "1.0", "blocked Kahan-compensated dot", "any", {}};
   }
-  std::vector<fprev::ParamSpec> case_params() const override { return case_specs(); }
-  void validate_case(const fprev::Params& /*case_params*/) const override {}
   std::unique_ptr<fprev::Target> make_target(const fprev::Params& params) const override {
     const auto n = static_cast<std::size_t>(fprev::param_int(params, "n"));
     const auto block = static_cast<std::size_t>(fprev::param_int(params, "block"));
@@ -92,7 +91,7 @@ class KahanBackend final : public fprev::Backend {
   std::vector<fprev::ParamSpec> instance_params() const override { return {}; }
   std::vector<fprev::ParamSpec> case_params() const override { return case_specs(); }
   std::unique_ptr<fprev::BackendInstance> open(const fprev::Params& /*settings*/) const override {
-    return std::make_unique<KahanInstance>();
+    return std::make_unique<KahanInstance>(*this);
   }
 };
 

@@ -31,7 +31,11 @@ std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
     reporters->add(make_ctest_reporter(std::cout));
   } else {
     const bool progress = !options.quiet && isatty(2) != 0 && !environment_flag("CI");
-    reporters->add(make_text_reporter(std::cout, raw_standard_error(), progress));
+    // On a terminal a green run lists only what did not pass; a log keeps every row.
+    const TableRows rows = options.only_failures ? TableRows::not_passed
+                           : options.all_rows || isatty(1) == 0 ? TableRows::all
+                                                                : TableRows::not_passed_when_green;
+    reporters->add(make_text_reporter(std::cout, raw_standard_error(), progress, rows));
   }
   if (options.html) reporters->add(make_html_file_reporter(*options.html, options.picture.max_nodes));
   return reporters;

@@ -1,7 +1,9 @@
 // fprev-golden list: the expanded cases of the suites; --cmake-tests EXE prints CTest add_test()
 // calls (used by fprev_add_reproducibility_suites at ctest time).
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
@@ -50,7 +52,11 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
               << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << " --ctest"
               << (strict ? " --strict" : "") << ")\n";
-    std::string labels = "reproducibility;" + sc.suite->name + ";" + sc.c->backend_instance;
+    // A case labelled long is opt-in: it does not carry the label reproducibility (ctest's -L is a
+    // regular expression, so no label of it may contain the word), so `ctest -L reproducibility`
+    // leaves it out and `ctest -L long` runs it.
+    const bool long_case = std::find(sc.c->labels.begin(), sc.c->labels.end(), "long") != sc.c->labels.end();
+    std::string labels = (long_case ? "" : "reproducibility;") + sc.suite->name + ";" + sc.c->backend_instance;
     for (const std::string& label : sc.c->labels) labels += ";" + label;
     // A case with a time budget stops itself and says so; CTest's own timeout only backs it up.
     std::string timeout;
@@ -94,7 +100,11 @@ void print_text(const Selection& selection) {
     }
     std::cout << (first ? "" : ")") << "\n";
   }
-  std::cerr << selection.cases.size() << " cases in " << selection.suites.size() << " suites\n";
+  // The suites the selected cases come from, not every suite read: "--suite blas-cpu" lists one.
+  std::set<const Suite*> suites;
+  for (const SelectedCase& sc : selection.cases) suites.insert(sc.suite);
+  std::cerr << selection.cases.size() << (selection.cases.size() == 1 ? " case in " : " cases in ") << suites.size()
+            << (suites.size() == 1 ? " suite\n" : " suites\n");
 }
 
 }  // namespace

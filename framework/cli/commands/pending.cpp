@@ -6,6 +6,7 @@
 
 #include "../commands.hpp"
 #include "../environment.hpp"
+#include "../exit_status.hpp"
 #include "../pending_selection.hpp"
 #include "../report/json.hpp"
 #include "../review_session.hpp"
@@ -29,11 +30,17 @@ void warn_about_stray(const PendingSelection& selection) {
               << " is outside the <platform>/<suite>/<backend>/<case>.golden.new layout: ignored\n";
 }
 
-// "no pending results ..." on stderr; true when there is nothing to do.
+// "no pending results ..." on stderr; true when there is nothing to do. Filters that select none
+// of the pending results there are are a mistake (a typo in a glob), exit 2 as for check: an
+// accept that did nothing must not look like one that did. With nothing pending at all there is
+// nothing to do, whatever the filters.
 bool nothing_selected(const PendingSelection& selection, const char* command) {
   if (!selection.files.empty()) return false;
-  std::cerr << "fprev-golden " << command << ": no pending results" << (selection.filtered ? " match the filters" : "")
-            << " (looked " << where(selection.store) << ")\n";
+  if (selection.filtered && selection.available != 0)
+    throw UsageError("no pending results match the filters (--suite, --backend, --case, --platform) among the " +
+                     std::to_string(selection.available) + " kept " + where(selection.store) +
+                     "; fprev-golden review lists them");
+  std::cerr << "fprev-golden " << command << ": no pending results (looked " << where(selection.store) << ")\n";
   return true;
 }
 
@@ -129,6 +136,7 @@ int run_review(const ReviewOptions& options) {
   ReviewSettings settings;
   settings.max_nodes = options.picture.max_nodes;
   settings.force = options.force;
+  if (options.picture_directory) settings.picture_directory = *options.picture_directory;
   settings.echo = ::isatty(0) == 0;  // a script's answers show in the transcript
   std::cout << selection.files.size() << " pending result(s) " << where(selection.store) << "\n";
   ReviewSession session(selection.store, std::cin, std::cout, settings);

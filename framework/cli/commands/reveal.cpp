@@ -129,8 +129,7 @@ int run_reveal(const RevealCommandOptions& options) {
     throw UsageError("reveal needs --backend NAME; backends: " + builtin_backends().names());
   const Backend* backend = builtin_backends().find(options.backend);
   if (backend == nullptr)
-    throw UsageError("unknown backend '" + options.backend +
-                     "'; allowed values: " + builtin_backends().names());
+    throw UsageError(builtin_backends().unknown_backend_message(options.backend));
   const std::string format = options.format.value_or(options.json ? "json" : "sexpr");
   const BackendArguments arguments = with_module_errors_as_config(
       options.backend, [&] { return parse_backend_arguments(*backend, options.backend_arguments); });

@@ -33,11 +33,27 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-// Graphviz's SVG document without its XML prologue and doctype, to sit inside the page.
-std::string inline_svg(const std::string& svg) {
-  const std::size_t start = svg.find("<svg");
-  return start == std::string::npos ? std::string() : svg.substr(start);
+// Replaces every `from` in `text` by `to`.
+void replace_all(std::string& text, std::string_view from, std::string_view to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
 }
+
+}  // namespace
+
+std::string inline_svg(const std::string& svg, const std::string& id_prefix) {
+  const std::size_t start = svg.find("<svg");
+  if (start == std::string::npos) return {};
+  std::string out = svg.substr(start);
+  // Graphviz names the elements of every picture alike (graph0, node1, edge1, clust1): ids must be
+  // unique in a page, so each picture's get a prefix, and so do references to them.
+  replace_all(out, " id=\"", " id=\"" + id_prefix);
+  replace_all(out, "href=\"#", "href=\"#" + id_prefix);
+  replace_all(out, "url(#", "url(#" + id_prefix);
+  return out;
+}
+
+namespace {
 
 constexpr const char* kStyle = R"(
 body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 1.5em;
@@ -59,12 +75,18 @@ section.case.note { border-left-color: #888; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.15em 1em; margin: 0.4em 0; }
 dt { color: #555; }
 dd { margin: 0; }
-pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.6em; overflow-x: auto;
-      font-size: 0.9em; }
+pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.6em; font-size: 0.9em;
+      white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 0.6em 0; }
 figcaption { color: #555; margin-bottom: 0.3em; }
-.picture { overflow: auto; max-height: 80vh; border: 1px solid #e3e3e3; background: #fff; }
+.picture { border: 1px solid #e3e3e3; background: #fff; }
+.picture svg { display: block; max-width: 100%; height: auto; }
+.picture.full { overflow-x: scroll; }
+.picture.full svg { max-width: none; }
 )";
+
+// Pictures wider than this (about 1200 px) are also offered at full size.
+constexpr double kPageWidthPoints = 900;
 
 enum class Category { failed, skipped, passed };
 
@@ -99,11 +121,29 @@ std::string identities_html(const CaseResult& r) {
   return out + "</dl>";
 }
 
-std::string picture_html(const CasePicture& picture) {
+// The width Graphviz gave the picture, in points (width="1234pt"); 0 when not found.
+double svg_width_points(const std::string& svg) {
+  const std::size_t at = svg.find(" width=\"");
+  if (at == std::string::npos) return 0;
+  try {
+    return std::stod(svg.substr(at + 8));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// `index`: the picture's number in the page, for unique SVG ids. The picture is scaled to the
+// page's width (both trees side by side stay visible, no scroll box); one wider than a page also
+// comes at full size, folded, for reading its labels.
+std::string picture_html(const CasePicture& picture, std::size_t index) {
   std::string out = "<figure><figcaption>" + escape(picture.caption) + "</figcaption>";
   const SvgResult svg = render_svg_from_dot(picture.dot);
   if (svg.ok) {
-    out += "<div class=\"picture\">" + inline_svg(svg.svg) + "</div>";
+    const std::string prefix = "pic" + std::to_string(index) + "-";
+    out += "<div class=\"picture\">" + inline_svg(svg.svg, prefix) + "</div>";
+    if (svg_width_points(svg.svg) > kPageWidthPoints)
+      out += "<details><summary>the picture at full size</summary><div class=\"picture full\">" +
+             inline_svg(svg.svg, prefix + "full-") + "</div></details>";
   } else {
     out += "<p class=\"meta\">No picture: " + escape(svg.error) +
            ". Its Graphviz DOT text:</p><pre>" + escape(picture.dot) + "</pre>";
@@ -139,7 +179,8 @@ class HtmlReporter final : public Reporter {
     if (entry.category != Category::passed) {
       entry.identities = identities_html(result);
       if (entry.category == Category::failed)
-        for (const CasePicture& picture : case_pictures(result, max_nodes_)) entry.pictures += picture_html(picture);
+        for (const CasePicture& picture : case_pictures(result, max_nodes_))
+          entry.pictures += picture_html(picture, pictures_++);
     }
     entries_.push_back(std::move(entry));
   }
@@ -218,6 +259,7 @@ class HtmlReporter final : public Reporter {
 
   std::ostream& out_;
   std::size_t max_nodes_;
+  std::size_t pictures_ = 0;  // pictures in the page so far
   std::string command_ = "check";
   SkipPolicy policy_;
   std::string left_out_;  // the cases --exclude-label left out, when there are any

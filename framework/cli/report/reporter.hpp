@@ -65,8 +65,12 @@ class ReporterList final : public Reporter {
 // For people: a block per case that needs attention as it finishes, then the summary table,
 // obsolete goldens and the closing line. `progress` shows the running case on `progress_out`
 // (a terminal), overwritten in place.
+// Which rows the summary table has: every case; only those that did not pass (with a line counting
+// the passed ones); or only those when no case failed (a terminal's default: 514 rows of "passed"
+// bury the one skip worth reading).
+enum class TableRows { all, not_passed, not_passed_when_green };
 std::unique_ptr<Reporter> make_text_reporter(std::ostream& out, std::ostream& progress_out,
-                                             bool progress);
+                                             bool progress, TableRows rows = TableRows::all);
 // One JSON document (docs/json.md) at the end of the run.
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 // `check --ctest`, one case per process: the case's block (or one "passed" line) and, on failure,
@@ -79,6 +83,10 @@ std::unique_ptr<Reporter> make_ctest_reporter(std::ostream& out);
 // Graphviz, else its DOT text is shown), the diagnostics and the accept command; the skips and
 // why; notes; obsolete goldens.
 std::unique_ptr<Reporter> make_html_reporter(std::ostream& out, std::size_t max_nodes);
+// Graphviz's SVG document without its XML prologue and doctype, to sit inside a page, every id
+// (and reference to one) prefixed with `id_prefix` so that several pictures in one page never
+// share an id.
+std::string inline_svg(const std::string& svg, const std::string& id_prefix);
 // The same, written to the file `path` (created or truncated now, so a path that cannot be
 // written stops the run before it starts: UsageError).
 std::unique_ptr<Reporter> make_html_file_reporter(const std::string& path, std::size_t max_nodes);

@@ -9,8 +9,8 @@ namespace {
 
 class TextReporter final : public Reporter {
  public:
-  TextReporter(std::ostream& out, std::ostream& progress_out, bool progress)
-      : out_(out), progress_out_(progress_out), progress_(progress) {}
+  TextReporter(std::ostream& out, std::ostream& progress_out, bool progress, TableRows rows)
+      : out_(out), progress_out_(progress_out), progress_(progress), rows_(rows) {}
 
   void run_started(const RunInfo& info) override {
     policy_ = info.policy;
@@ -35,7 +35,20 @@ class TextReporter final : public Reporter {
 
   void run_finished(const RunSummary& summary) override {
     out_ << "\n";
-    print_summary_table(out_, summary.results);
+    const bool only_not_passed =
+        rows_ == TableRows::not_passed || (rows_ == TableRows::not_passed_when_green && summary.counts.failed == 0);
+    if (only_not_passed) {
+      std::vector<CaseResult> shown;
+      for (const CaseResult& r : summary.results)
+        if (r.status != CaseStatus::passed) shown.push_back(r);
+      print_summary_table(out_, shown);
+      const std::size_t passed = summary.results.size() - shown.size();
+      if (passed != 0)
+        out_ << (shown.empty() ? "" : "\n") << passed << (passed == 1 ? " passed case" : " passed cases")
+             << " not listed (--all-rows lists every case)\n";
+    } else {
+      print_summary_table(out_, summary.results);
+    }
     out_ << "\n";
     print_obsolete(out_, summary.obsolete, summary.unreferenced);
     if (!summary.review_command.empty()) {
@@ -50,6 +63,7 @@ class TextReporter final : public Reporter {
   std::ostream& out_;
   std::ostream& progress_out_;
   bool progress_;
+  TableRows rows_;
   SkipPolicy policy_;
   std::size_t total_ = 0;
   std::string running_;  // the running case's progress prefix
@@ -58,8 +72,8 @@ class TextReporter final : public Reporter {
 }  // namespace
 
 std::unique_ptr<Reporter> make_text_reporter(std::ostream& out, std::ostream& progress_out,
-                                             bool progress) {
-  return std::make_unique<TextReporter>(out, progress_out, progress);
+                                             bool progress, TableRows rows) {
+  return std::make_unique<TextReporter>(out, progress_out, progress, rows);
 }
 
 }  // namespace fprev::cli

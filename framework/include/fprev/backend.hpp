@@ -123,17 +123,30 @@ class BackendUnavailable : public std::runtime_error {
   Unavailability reason_;
 };
 
+class Backend;
+
 // One configured instance of a backend (a loaded library with its thread count, a simulated
 // architecture, ...). Creates targets for cases.
+//
+// What a backend must write is identity() and make_target(); the rest has defaults. Case
+// parameters are declared once: on the Backend (Backend::case_params), and an instance constructed
+// with its backend, BackendInstance(backend), takes them from there. An instance whose parameters
+// depend on its settings (the library loaded lacks an op) overrides case_params() instead.
 class BackendInstance {
  public:
+  BackendInstance() = default;
+  // An instance that takes its case parameters from `backend` (which outlives it: backends are
+  // registered for the life of the program).
+  explicit BackendInstance(const Backend& backend) : backend_(&backend) {}
   virtual ~BackendInstance() = default;
   virtual Identity identity() const = 0;
   // Case parameters (op, dtype, n, m, k, order, ...); `resolve_params` is applied by the caller.
-  virtual std::vector<ParamSpec> case_params() const = 0;
+  // Default: the backend's (constructed with BackendInstance(backend)); throws std::logic_error
+  // naming what to declare when neither the backend nor the instance declares them.
+  virtual std::vector<ParamSpec> case_params() const;
   // Checks a resolved case beyond per-parameter rules (impossible shapes, an op the loaded library
-  // lacks). Throws ConfigError.
-  virtual void validate_case(const Params& case_params) const = 0;
+  // lacks). Throws ConfigError. Default: nothing to check (Backend::validate_case has run).
+  virtual void validate_case(const Params& /*case_params*/) const {}
   virtual std::unique_ptr<Target> make_target(const Params& case_params) const = 0;
   // How many targets of a case may evaluate at the same time, each on its own thread with its own
   // buffers (probe streams, RevealOptions::streams), at the case's own settings. 1, the default:
@@ -142,6 +155,9 @@ class BackendInstance {
   // kUnboundedTargets: as many as there are cores.
   virtual std::size_t concurrent_targets(const Params& /*case_params*/) const { return 1; }
   static constexpr std::size_t kUnboundedTargets = static_cast<std::size_t>(-1);
+
+ private:
+  const Backend* backend_ = nullptr;  // where case_params() comes from by default
 };
 
 class Backend {
@@ -155,10 +171,8 @@ class Backend {
   // the backend overrides this: opening may be impossible on the machine doing the validation
   // (library missing, no GPU). An instance may narrow them further (BackendInstance::case_params,
   // validate_case). The default opens an instance with default settings and asks it; a backend
-  // that can be unavailable must override this.
-  virtual std::vector<ParamSpec> case_params() const {
-    return open(resolve_params(instance_params(), {}, name()))->case_params();
-  }
+  // that can be unavailable must override this (and most backends simply declare them here).
+  virtual std::vector<ParamSpec> case_params() const;
   // Static checks of a resolved case beyond the per-parameter rules (a parameter that does not
   // apply to the op, an impossible shape), done before anything runs. Throws ConfigError.
   virtual void validate_case(const Params& /*resolved_case_params*/) const {}
@@ -199,6 +213,10 @@ class BackendRegistry {
   const Backend* find(std::string_view name) const;  // nullptr when neither registered nor a module
   std::vector<const Backend*> all() const;
   std::string names() const;  // "blas, cublas, reference, tcsim"
+  // "unknown backend 'mine'; allowed values: ..." and, where this registry offers modules, where
+  // a module of that name would have to be: its file name and the directories searched, so a
+  // downstream project's own backend that is not on FPREV_BACKEND_PATH is found by reading.
+  std::string unknown_backend_message(std::string_view name) const;
 
  private:
   const Backend* proxy(std::string_view name, const Backend* backend) const;

@@ -6,8 +6,10 @@
 // serves both:
 //
 //   * A module is a shared library named fprev_backend_<name>.so that registers its backends with
-//     FPREV_BACKEND_MODULE. Build it with fprev_add_backend_module(<name> SOURCES ...) from the
-//     CMake package (find_package(fprev_golden)).
+//     FPREV_BACKEND_MODULE. Build it with fprev_add_backend_module(<target> NAME <name> SOURCES ...)
+//     from the CMake package (find_package(fprev_golden)). examples/module-template is one to copy:
+//     a Backend (name, case parameters), an instance (identity, make_target) and a target made from
+//     the kernel with fprev/sum_target.hpp.
 //   * The program's registry (builtin_backends()) asks for a module when a suite or the command
 //     line names a backend it does not hold: `use: kahan` loads fprev_backend_kahan.so from the
 //     search path below, once per process.

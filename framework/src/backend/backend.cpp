@@ -190,4 +190,46 @@ std::string BackendRegistry::names() const {
   return join_values({names.begin(), names.end()});
 }
 
+namespace {
+
+// Set while Backend::case_params() asks an instance, so that an instance asking its backend back
+// (neither declares them) stops with a message instead of recursing.
+thread_local int asking_an_instance = 0;
+
+}  // namespace
+
+std::vector<ParamSpec> Backend::case_params() const {
+  if (asking_an_instance != 0)
+    throw std::logic_error("backend '" + std::string(name()) +
+                           "' declares no case parameters: override Backend::case_params() (its instances "
+                           "constructed with BackendInstance(backend) take them) or BackendInstance::case_params()");
+  ++asking_an_instance;
+  struct Done {
+    ~Done() { --asking_an_instance; }
+  } done;
+  return open(resolve_params(instance_params(), {}, name()))->case_params();
+}
+
+std::vector<ParamSpec> BackendInstance::case_params() const {
+  if (backend_ == nullptr)
+    throw std::logic_error("a backend instance declares no case parameters: construct it with its backend, "
+                           "BackendInstance(backend), to take Backend::case_params(), or override "
+                           "BackendInstance::case_params()");
+  return backend_->case_params();
+}
+
+std::string BackendRegistry::unknown_backend_message(std::string_view name) const {
+  std::string message = "unknown backend '" + std::string(name) + "'; allowed values: " + names();
+  if (!offer_modules_) return message;
+  const char* variable = std::getenv("FPREV_BACKEND_PATH");
+  std::vector<std::string> directories;
+  for (const auto& directory : backend_module_search_path()) directories.push_back(directory.string());
+  message += ". A backend of your own is a module file " + backend_module_file_name(name) +
+             " (fprev_add_backend_module) in one of: " + join_values(directories) + "; FPREV_BACKEND_PATH (" +
+             (variable != nullptr && *variable != '\0' ? "now " + std::string(variable) : std::string("not set")) +
+             ") adds directories, and fprev_add_reproducibility_suites(... BACKEND_MODULES <target>) sets it "
+             "for the tests and the fprev-update target";
+  return message;
+}
+
 }  // namespace fprev

@@ -171,7 +171,8 @@ std::string FingerprintComparison::summary() const {
     os << ")";
   }
   if (changed_facts.empty()) {
-    if (differing_outputs != 0) os << "; facts unchanged: unexplained";
+    if (differing_outputs != 0)
+      os << "; no measured arithmetic fact changed, so the measured facts do not explain the difference";
   } else {
     for (const std::string& fact : changed_facts) os << "; " << fact;
   }

@@ -36,7 +36,10 @@ bool simulation_mismatch(const NumericTraits& traits, const std::string& what, c
   }
   fail(Finding::verification_failed, what, probe, output,
        "extra precision in the accumulator (wider registers, a different accumulator format), "
-       "a non-IEEE adder, or an order that depends on the values");
+       "a non-IEEE adder (e.g. a compensated sum), or an order that depends on the values. The target "
+       "declares NumericTraits::exact_arithmetic_model = true (adding in the tree's order in the "
+       "accumulator format reproduces it bitwise); a backend whose arithmetic is not plain IEEE additions "
+       "sets it to false, and the mismatch becomes a note instead of a failure");
 }
 
 namespace {

@@ -1,6 +1,8 @@
 // Tree rendering as S-expression, indented text and Graphviz DOT (of the drawings of drawing.cpp).
 #include "fprev/render.hpp"
 
+#include <algorithm>
+
 #include "fprev/drawing.hpp"
 #include "fprev/sexpr.hpp"
 #include "fprev/summary.hpp"
@@ -9,6 +11,7 @@ namespace fprev {
 namespace {
 
 constexpr std::size_t kMaxIndentDepth = 64;
+constexpr std::size_t kNoConsumer = static_cast<std::size_t>(-1);
 
 std::string node_label(const Tree& tree, NodeId node) {
   // Appending, not "literal" + std::to_string(): GCC 12 warns falsely (-Wrestrict) on that at -O3.
@@ -94,15 +97,36 @@ void append_panel(std::string& out, const DrawingPanel& panel, std::size_t p) {
     if (edge.count > 1) out += " [label=\"×" + std::to_string(edge.count) + "\"]";
     out += ";\n";
   }
-  if (drawing.complete) {  // every summand on one row, in order
+  if (drawing.complete) {  // every summand on one row, in index order
     out += "    { rank=same;";
-    for (std::size_t i = 0; i < drawing.nodes.size(); ++i)
-      if (drawing.nodes[i].kind == DrawnKind::leaf) out += " " + prefix + std::to_string(i) + ";";
+    for (std::size_t i = 0; i < drawing.tree_leaves; ++i) out += " " + prefix + std::to_string(i) + ";";
     out += " }\n";
-    for (std::size_t i = 1; i < drawing.tree_leaves; ++i)  // keep them in index order
+    for (std::size_t i = 1; i < drawing.tree_leaves; ++i)
       out += "    " + prefix + std::to_string(i - 1) + " -> " + prefix + std::to_string(i) + " [style=invis];\n";
   }
   out += "  }\n";
+}
+
+// The drawn node farthest from the root (in additions): the top of the panel, drawn bottom to top.
+std::size_t deepest_node(const Drawing& drawing) {
+  std::vector<std::size_t> consumer(drawing.nodes.size(), kNoConsumer);
+  for (const DrawnEdge& edge : drawing.edges)
+    if (edge.from < consumer.size()) consumer[edge.from] = edge.to;
+  std::vector<std::size_t> depth(drawing.nodes.size(), kNoConsumer);
+  std::size_t deepest = 0;
+  for (std::size_t i = 0; i < drawing.nodes.size(); ++i) {
+    // Up to the first node whose depth is known (or the root), then back down.
+    std::vector<std::size_t> path;
+    std::size_t v = i;
+    while (depth[v] == kNoConsumer && consumer[v] != kNoConsumer && path.size() <= drawing.nodes.size()) {
+      path.push_back(v);
+      v = consumer[v];
+    }
+    if (depth[v] == kNoConsumer) depth[v] = 0;
+    for (std::size_t k = path.size(); k-- > 0;) depth[path[k]] = depth[k + 1 < path.size() ? path[k + 1] : v] + 1;
+    if (depth[i] > depth[deepest]) deepest = i;
+  }
+  return deepest;
 }
 
 }  // namespace
@@ -128,12 +152,29 @@ std::string render_text(const Tree& tree) {
 
 std::string drawing_dot(const std::vector<DrawingPanel>& panels, std::string_view title) {
   std::string out = "digraph summation_trees {\n";
-  out += "  graph [rankdir=BT, ordering=out, nodesep=0.25, ranksep=0.3, fontname=\"Helvetica\", fontsize=12";
+  // newrank: the rank=same of the panels' tops (below) spans their clusters.
+  out += "  graph [rankdir=BT, newrank=true, ordering=out, nodesep=0.25, ranksep=0.3, fontname=\"Helvetica\", "
+         "fontsize=12";
   if (!title.empty()) out += ", label=" + title_quote(title) + ", labelloc=t, labeljust=l";
   out += "];\n";
   out += "  node [fontname=\"Helvetica\", fontsize=11, margin=\"0.08,0.03\"];\n";
   out += "  edge [dir=back, arrowsize=0.6, color=\"#555555\", fontname=\"Helvetica\", fontsize=10];\n";
   for (std::size_t p = 0; p < panels.size(); ++p) append_panel(out, panels[p], p);
+  // Panels of different depths start at the same height (none sits below a blank area): above
+  // each panel's deepest node an invisible anchor, the anchors on one rank. The shorter panel
+  // moves up as a whole to shorten its anchor's edge; nothing inside a panel moves.
+  if (panels.size() > 1) {
+    std::string anchors;
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+      if (panels[p].drawing.nodes.empty()) continue;
+      const std::string anchor = "top_" + std::to_string(p);
+      out += "  " + anchor + " [style=invis, shape=point, width=0, height=0, label=\"\"];\n";
+      out += "  p" + std::to_string(p) + "_" + std::to_string(deepest_node(panels[p].drawing)) + " -> " + anchor +
+             " [style=invis, dir=none];\n";
+      anchors += " " + anchor + ";";
+    }
+    out += "  { rank=same;" + anchors + " }\n";
+  }
   out += "}\n";
   return out;
 }

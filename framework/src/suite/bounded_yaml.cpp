@@ -4,6 +4,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <unordered_map>
@@ -30,6 +31,34 @@ YamlProblem problem_at(const YAML::Mark& mark, std::string message) {
 YamlProblem problem_at_offset(std::string_view text, std::size_t offset, std::string message) {
   const SourcePosition at = position_of_offset("", text, offset);
   return {static_cast<int>(at.line), static_cast<int>(at.column), std::move(message)};
+}
+
+// yaml-cpp's raw messages about structure ("illegal map value", "end of map not found", "illegal
+// block entry", ...) are, in a hand-written suite, nearly always a line indented differently from
+// its siblings, or indented with a tab, which YAML forbids. Say so: the position alone often
+// points at the line after the real mistake.
+std::string syntax_hint(std::string_view text, const YAML::Exception& error) {
+  static constexpr std::string_view kStructural[] = {
+      "illegal map value", "end of map not found", "illegal block entry", "end of sequence not found",
+      "block sequence entries are not allowed"};
+  bool structural = false;
+  for (std::string_view m : kStructural) structural = structural || error.msg.find(m) != std::string::npos;
+  // A tab in the indentation of any line up to the error's line is the likeliest cause.
+  std::size_t line = 1, start = 0;
+  const std::size_t last = error.mark.is_null() || error.mark.line < 0 ? 0 : static_cast<std::size_t>(error.mark.line) + 1;
+  while (start < text.size() && (last == 0 || line <= last)) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view content = text.substr(start, end - start);
+    const std::size_t indent_end = content.find_first_not_of(" \t");
+    if (content.substr(0, indent_end == std::string_view::npos ? content.size() : indent_end).find('\t') !=
+        std::string_view::npos)
+      return " (line " + std::to_string(line) + " is indented with a tab; YAML indents with spaces only)";
+    start = end + 1;
+    ++line;
+  }
+  if (!structural) return "";
+  return " (check the indentation of this line and the lines above it: entries of one map or list start in "
+         "the same column, a nested one further right, with spaces, never tabs)";
 }
 
 // Streams one document's events and stops at the first bound crossed (see the header).
@@ -169,7 +198,7 @@ BoundedYaml load_bounded_yaml(std::string_view text) {
   } catch (const Stop& stop) {
     result.problems.push_back(stop.problem);
   } catch (const YAML::Exception& error) {
-    result.problems.push_back(problem_at(error.mark, "YAML syntax error: " + error.msg));
+    result.problems.push_back(problem_at(error.mark, "YAML syntax error: " + error.msg + syntax_hint(text, error)));
   }
   return result;
 }

@@ -321,7 +321,7 @@ class SuiteParser {
       instance.backend = registry_.find(*use);
       if (instance.backend == nullptr)
         diags_.error(use_field->value_pos,
-                     "unknown backend " + quote(*use) + "; allowed values: " + registry_.names());
+                     registry_.unknown_backend_message(*use));
       else
         case_specs(*instance.backend, use_field->value_pos);
     }

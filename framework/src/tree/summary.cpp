@@ -223,9 +223,14 @@ std::string format_arity(const std::map<std::size_t, std::size_t>& arity) {
 }
 
 std::string format_summary(const TreeSummary& summary) {
+  // An unrecognised tree's description ends with its depth, which the summary gives already.
+  std::string description = summary.description;
+  const std::string depth_suffix = ", depth " + std::to_string(summary.depth);
+  if (!summary.recognized && description.size() > depth_suffix.size() &&
+      description.compare(description.size() - depth_suffix.size(), depth_suffix.size(), depth_suffix) == 0)
+    description.resize(description.size() - depth_suffix.size());
   return std::to_string(summary.leaves) + (summary.leaves == 1 ? " leaf" : " leaves") + ", depth " +
-         std::to_string(summary.depth) + ", arity " + format_arity(summary.arity) + ", " +
-         summary.description;
+         std::to_string(summary.depth) + ", arity " + format_arity(summary.arity) + ", " + description;
 }
 
 }  // namespace fprev

@@ -110,6 +110,32 @@ TEST(HtmlReport, AFailingCaseHasItsIdentitiesDiffAndPicture) {
   EXPECT_EQ(flaky.find("<svg"), std::string::npos);
 }
 
+// Graphviz names every picture's elements alike (graph0, node1, ...): inline, each picture's ids
+// and the references to them get a prefix of their own, so ids are unique in the page.
+TEST(HtmlReport, InlinePicturesHaveIdsOfTheirOwn) {
+  const std::string svg =
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE svg>\n<svg width=\"8pt\"><g id=\"graph0\" class=\"graph\">"
+      "<g id=\"node1\"><a xlink:href=\"#node2\"/><path fill=\"url(#grad1)\"/></g></g></svg>\n";
+  const std::string a = inline_svg(svg, "pic0-"), b = inline_svg(svg, "pic1-");
+  EXPECT_EQ(a.rfind("<svg", 0), 0u) << a;  // no prologue, no doctype
+  EXPECT_NE(a.find("id=\"pic0-graph0\""), std::string::npos) << a;
+  EXPECT_NE(a.find("id=\"pic0-node1\""), std::string::npos) << a;
+  EXPECT_NE(a.find("href=\"#pic0-node2\""), std::string::npos) << a;
+  EXPECT_NE(a.find("url(#pic0-grad1)"), std::string::npos) << a;
+  EXPECT_EQ(a.find("\"graph0\""), std::string::npos) << a;
+  EXPECT_NE(b.find("id=\"pic1-graph0\""), std::string::npos) << b;
+}
+
+// Long lines wrap and pictures scale to the page: no horizontal scroll box hides half of a diff
+// (a wide picture is offered at full size besides, folded).
+TEST(HtmlReport, NothingHidesInAHorizontalScrollBox) {
+  const std::string page = report(false);
+  EXPECT_EQ(page.find("overflow-x: auto"), std::string::npos);
+  EXPECT_EQ(page.find("overflow: auto"), std::string::npos);
+  EXPECT_NE(page.find("white-space: pre-wrap"), std::string::npos);
+  EXPECT_NE(page.find(".picture svg { display: block; max-width: 100%; height: auto; }"), std::string::npos);
+}
+
 TEST(HtmlReport, SkipsSayWhyAndStrictModeFailsThem) {
   const std::string page = report(false);
   const std::string skipped = page.substr(page.find("<h2>Skipped</h2>"));

@@ -65,6 +65,25 @@ TEST(Reporters, TextHasTheBlocksTableObsoleteAndClosingLine) {
   EXPECT_EQ(progress.str(), "");
 }
 
+// The failures-and-summary view: the passed case has no row, a line counts it, the closing line stays.
+TEST(Reporters, TextTableOfTheCasesThatDidNotPass) {
+  for (const TableRows rows : {TableRows::not_passed, TableRows::not_passed_when_green}) {
+    std::ostringstream out, progress;
+    auto reporter = make_text_reporter(out, progress, false, rows);
+    run(*reporter, false);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("missing golden"), std::string::npos) << text;  // the skipped case's row
+    EXPECT_EQ(text.find(" ok  "), std::string::npos) << text;  // no row of the passed case
+    EXPECT_NE(text.find("1 passed case not listed (--all-rows lists every case)"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 passed, 0 failed, 1 skipped\n"), std::string::npos) << text;
+  }
+  std::ostringstream out, progress;
+  auto reporter = make_text_reporter(out, progress, false, TableRows::all);
+  run(*reporter, false);
+  EXPECT_NE(out.str().find(" ok  "), std::string::npos) << out.str();  // every row
+  EXPECT_EQ(out.str().find("not listed"), std::string::npos) << out.str();
+}
+
 TEST(Reporters, TextSaysWhereResultsWereKeptForReview) {
   const std::string text = text_of(obsolete_goldens(), UnreferencedPolicy::warn);
   EXPECT_NE(text.find("  create it with: CREATE\n  or record every case of the suite with: CREATE\n"

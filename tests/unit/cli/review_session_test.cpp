@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "fprev/sexpr.hpp"
+#include "pending_selection.hpp"
 #include "review_session.hpp"
 
 namespace fprev::cli {
@@ -227,6 +229,42 @@ TEST_F(Review, TheChangeLineNamesWhatAcceptingDoes) {
   EXPECT_EQ(pending_change(store().locate("s", "ref", "any", "a"), result("a", "((0 1) 2)"))
                 .rfind("the golden does not parse: accepting replaces it", 0),
             0u);
+}
+
+}  // namespace
+}  // namespace fprev::cli
+
+namespace fprev::cli {
+namespace {
+
+TEST_F(Review, APictureInTheTemporaryDirectoryIsRemovedWhenTheSessionEnds) {
+  pending("a", "((0 1) (2 3))", "(((0 1) 2) 3)");
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directories(tmp);
+  const char* saved = std::getenv("TMPDIR");
+  const std::string saved_value = saved != nullptr ? saved : "";
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  std::ostringstream out;
+  {
+    std::istringstream in("p\ns\n");
+    const PendingStore s = store();
+    ReviewSession session(s, in, out, ReviewSettings{});
+    session.run(s.list().files);
+    EXPECT_FALSE(fs::is_empty(tmp)) << "the picture is there while the session runs";
+  }
+  if (saved != nullptr) ::setenv("TMPDIR", saved_value.c_str(), 1);
+  else ::unsetenv("TMPDIR");
+  EXPECT_NE(out.str().find("removed when review ends"), std::string::npos) << out.str();
+  EXPECT_TRUE(fs::is_empty(tmp)) << "the session removed its temporary pictures";
+}
+
+TEST(PendingOrder, NumbersCompareByValue) {
+  EXPECT_TRUE(natural_path_less("g/s/b/dot-n17.golden.new", "g/s/b/dot-n1000.golden.new"));
+  EXPECT_FALSE(natural_path_less("g/s/b/dot-n1000.golden.new", "g/s/b/dot-n17.golden.new"));
+  EXPECT_TRUE(natural_path_less("dot-n17", "gemm-n1"));  // letters first
+  EXPECT_TRUE(natural_path_less("x7-b", "x007-c"));       // leading zeros do not count
+  EXPECT_FALSE(natural_path_less("same-n3", "same-n3"));
+  EXPECT_TRUE(natural_path_less("a-n3", "a-n3-t2"));       // a prefix first
 }
 
 }  // namespace

@@ -236,6 +236,15 @@ TEST(Misbehaving, ExtraPrecisionIsCaughtBySimulation) {
     return static_cast<double>(static_cast<float>(s));
   });
   EXPECT_EQ(finding_of(target), Finding::verification_failed);
+  // The diagnostic names the declaration a backend author changes when the arithmetic is not
+  // plain IEEE adds (a compensated sum): the NumericTraits field.
+  try {
+    (void)reveal(target, {});
+    ADD_FAILURE() << "a tree was returned";
+  } catch (const RevealFailure& e) {
+    EXPECT_NE(e.diagnostic().likely_cause.find("NumericTraits::exact_arithmetic_model"), std::string::npos)
+        << e.diagnostic().likely_cause;
+  }
 }
 
 TEST(Misbehaving, WrongCountForOnePairIsInconsistent) {

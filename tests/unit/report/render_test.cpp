@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "fprev/render.hpp"
 #include "fprev/sexpr.hpp"
+#include "fprev/summary.hpp"
 #include "random_trees.hpp"
 
 namespace fprev {
@@ -113,6 +117,60 @@ TEST(Render, DescribeGolden) {
   EXPECT_NE(text.find("tree:                   3 leaves, depth 2, arity {2: 2}, sequential\n"),
             std::string::npos)
       << text;
+}
+
+}  // namespace
+}  // namespace fprev
+
+namespace fprev {
+namespace {
+
+// x of every summand label of panel `p` in Graphviz's SVG, in the order drawn left to right.
+std::vector<std::string> summands_left_to_right(const std::string& svg, int p) {
+  std::vector<std::pair<double, std::string>> found;
+  const std::string title = "<title>p" + std::to_string(p) + "_";
+  for (std::size_t at = svg.find(title); at != std::string::npos; at = svg.find(title, at + 1)) {
+    const std::size_t digits = svg.find_first_not_of("0123456789", at + title.size());
+    if (svg.compare(digits, 8, "</title>") != 0) continue;  // an edge's title ("p0_16->p0_0")
+    const std::size_t text = svg.find("<text", at), x = svg.find(" x=\"", text), end = svg.find("</text>", text);
+    const std::string label = svg.substr(svg.find('>', text) + 1, end - svg.find('>', text) - 1);
+    if (label.empty() || label[0] != 'x') continue;
+    found.emplace_back(std::stod(svg.substr(x + 4)), label);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> labels;
+  for (const auto& [x, label] : found) labels.push_back(label);
+  return labels;
+}
+
+// The top edge (smallest y) of cluster `p`'s frame in the SVG.
+double cluster_top(const std::string& svg, int p) {
+  const std::size_t at = svg.find("<title>cluster_" + std::to_string(p) + "</title>");
+  const std::size_t points = svg.find("points=\"", at) + 8;
+  const std::string list = svg.substr(points, svg.find('"', points) - points);
+  double top = 1e300;
+  for (std::size_t comma = list.find(','); comma != std::string::npos; comma = list.find(',', comma + 1))
+    top = std::min(top, std::stod(list.substr(comma + 1)));
+  return top;
+}
+
+TEST(Render, DiffPicturesKeepSummandsInOrderAndPanelsTopAligned) {
+  const Tree pairwise = patterns::pairwise(15), sequential = left_deep_tree(15);
+  DiffLabels labels;
+  labels.old_name = "old";
+  labels.new_name = "new";
+  const std::string dot = render_diff_dot(pairwise, sequential, labels, kDefaultDrawnNodes);
+  EXPECT_NE(dot.find("newrank=true"), std::string::npos) << dot;
+  EXPECT_NE(dot.find("{ rank=same; top_0; top_1; }"), std::string::npos) << dot;
+  if (!find_program("dot")) GTEST_SKIP() << "Graphviz 'dot' is not installed";
+  const SvgResult svg = render_svg_from_dot(dot);
+  ASSERT_TRUE(svg.ok) << svg.error;
+  std::vector<std::string> in_order;
+  for (int i = 0; i < 15; ++i) in_order.push_back("x" + std::to_string(i));
+  EXPECT_EQ(summands_left_to_right(svg.svg, 0), in_order);
+  EXPECT_EQ(summands_left_to_right(svg.svg, 1), in_order);  // the sequential tree's too
+  // Depth 4 beside depth 14: both frames start at the same height, no blank area above one.
+  EXPECT_NEAR(cluster_top(svg.svg, 0), cluster_top(svg.svg, 1), 1.0);
 }
 
 }  // namespace

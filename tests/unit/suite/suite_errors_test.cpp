@@ -11,6 +11,11 @@
 namespace fprev {
 namespace {
 
+// The hint of every structural YAML error (bounded_yaml.cpp).
+const std::string kIndentHint =
+    " (check the indentation of this line and the lines above it: entries of one map or list start in "
+    "the same column, a nested one further right, with spaces, never tabs)";
+
 using suite_test::errors_of;
 using Lines = std::vector<std::string>;
 
@@ -270,7 +275,31 @@ TEST(SuiteErrors, TooManyCasesInOneEntry) {
 TEST(SuiteErrors, YamlSyntaxErrorWithPosition) {
   // The second line's ':' (column 3) cannot start a map value at that indentation.
   EXPECT_EQ(errors_of("suite: s\n x: 1\n"),
-            Lines{"t.yaml:2:3: error: YAML syntax error: illegal map value"});
+            Lines{"t.yaml:2:3: error: YAML syntax error: illegal map value" + kIndentHint});
+}
+
+// yaml-cpp's raw structural messages get a hint about indentation and tabs; the position stays
+// yaml-cpp's (line and column of the token it stopped at).
+TEST(SuiteErrors, YamlStructureErrorsHintAtIndentation) {
+  EXPECT_EQ(errors_of("suite: s\ncases:\n  - op: sum\n- op: dot\n"),
+            Lines{"t.yaml:4:1: error: YAML syntax error: end of map not found" + kIndentHint});
+  EXPECT_EQ(errors_of("suite: s\ncases: - op: sum\n"),
+            Lines{"t.yaml:2:8: error: YAML syntax error: illegal block entry" + kIndentHint});
+  EXPECT_EQ(errors_of("suite: s\ncases:\n  - op: sum\n    n: 4\n   order: x\n"),
+            Lines{"t.yaml:5:4: error: YAML syntax error: end of sequence not found" + kIndentHint});
+}
+
+TEST(SuiteErrors, YamlTabIndentationIsNamed) {
+  EXPECT_EQ(errors_of("suite: s\ncases:\n  - op: sum\n\t n: 4\n"),
+            Lines{"t.yaml:4:1: error: YAML syntax error: illegal tab when looking for indentation (line 4 is "
+                  "indented with a tab; YAML indents with spaces only)"});
+}
+
+TEST(SuiteErrors, OtherYamlErrorsGetNoIndentationHint) {
+  // A flow map left open is not an indentation problem: no hint.
+  const Lines errors = errors_of("suite: {s: 1\ncases: 2\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].find("indentation"), std::string::npos) << errors[0];
 }
 
 TEST(SuiteErrors, DocumentShape) {

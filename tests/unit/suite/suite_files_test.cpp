@@ -138,7 +138,9 @@ TEST_F(SuiteFiles, ProblemsOfEveryFileAreCollected) {
       (std::vector<std::string>{
           a.string() + ":8:1: error: unknown key 'colour'; allowed values: suite, description, "
                        "backends, cases",
-          b.string() + ":2:3: error: YAML syntax error: illegal map value",
+          b.string() + ":2:3: error: YAML syntax error: illegal map value (check the indentation of this line and the lines "
+                       "above it: entries of one map or list start in the same column, a nested one further right, "
+                       "with spaces, never tabs)",
           missing.string() + ": error: cannot read suite file: no such file"}));
 }
 
