@@ -30,6 +30,7 @@ struct EngineOptions {
   std::size_t streams = 0;               // --streams N: probe streams per case (0: auto, one per core)
   double max_seconds = 0.0;              // --max-seconds S: time budget of a reveal / of each case (0: none)
   bool no_sibling_guesses = false;       // --no-sibling-guesses: FPRev's Alg. 4 as published
+  bool no_alignment_check = false;       // --no-alignment-check: offset 0 only (fprev/alignment.hpp)
 };
 
 // The pictures of show and diff (dot, svg) and of check --html.
