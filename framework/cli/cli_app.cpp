@@ -95,6 +95,12 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
                 "(more probes for lanes and pairwise orders; the tree is the same)")
       ->group(kEngineGroup);
   command
+      .add_flag("--no-alignment-check", e.no_alignment_check,
+                "probe the data at offset 0 from a 64-byte boundary only: no check of whether the order "
+                "depends on where the data lies (update then records no alignment; check leaves it "
+                "unchecked)")
+      ->group(kEngineGroup);
+  command
       .add_option("--streams", e.streams,
                   "probe streams: a dot or sum target's independent probes are measured on N instances of "
                   "the target at once, one per thread, the library itself at the case's thread count "

@@ -32,6 +32,7 @@ struct EngineOptions {
   bool no_sibling_guesses = false;       // --no-sibling-guesses: FPRev's Alg. 4 as published
   double watchdog = 60.0;                // --watchdog S: the least time before a worker is declared hung
   std::size_t worker_memory_mb = 0;      // --worker-memory MB: a worker's resident memory limit (0: half the RAM)
+  bool no_alignment_check = false;       // --no-alignment-check: offset 0 only (fprev/alignment.hpp)
 };
 
 // The pictures of show and diff (dot, svg) and of check --html.

@@ -25,6 +25,7 @@ class DotTarget final : public Target {
     // Kernels may keep part of the sum wider than dtype (OpenBLAS sdot: its tail in double).
     info_.traits.exact_arithmetic_model = false;
     info_.max_batch = 1;
+    info_.alignment = AlignmentSupport::honours_offsets;  // ProbeVectors places x and y at the offset
   }
 
   const TargetInfo& info() const override { return info_; }

@@ -51,21 +51,57 @@ MatrixTarget<T>::MatrixTarget(std::shared_ptr<const Library> library, int thread
   info_.grid = {rows_, columns_};
   info_.columns_placement = true;
 
-  // op(A) is rows x reduction, op(B) reduction x columns, both column-major as BLAS reads them.
-  const auto m = static_cast<std::size_t>(blas_case.m);
-  if (blas_case.op == Op::gemv) {
-    // A is m x n, lda = m. N: op(A)(r, l) = A[r + l m]; T: op(A)(r, l) = A[l + r m]. x: one line.
-    op_a_ = blas_case.trans_a == 'N' ? Operand{a_.data(), rows_, 1, m, a_.size()}
-                                     : Operand{a_.data(), rows_, m, 1, a_.size()};
-    op_b_ = Operand{b_.data(), 1, 0, 1, b_.size()};
+  info_.alignment = AlignmentSupport::honours_offsets;
+  info_.leading_dimensions = true;
+  lay_out(0, 0);
+}
+
+// op(A) is rows x reduction, op(B) reduction x columns, both column-major as BLAS reads them, each
+// buffer starting `offset` elements after a 64-byte boundary, every leading dimension `pad` longer
+// than the matrix's rows. The routine reads and writes them there (call_kernel).
+template <class T>
+void MatrixTarget<T>::lay_out(std::size_t offset, std::size_t pad) {
+  if (offset > 63)
+    throw TargetError(info_.description + ": offset " + std::to_string(offset) + " is beyond the 63 elements "
+                      "a matrix is placed at");
+  const auto m = static_cast<std::size_t>(case_.m), n = static_cast<std::size_t>(case_.n);
+  const std::size_t k = reduction_;
+  std::size_t a_columns, b_columns;
+  if (case_.op == Op::gemv) {
+    lda_ = m + pad;  // A is m x n
+    a_columns = n;
+    ldb_ = reduction_;  // x: one vector of the reduction's length
+    b_columns = 1;
   } else {
-    const std::size_t k = reduction_, n = columns_;
-    // N: A is m x k (lda m); T: A is k x m (lda k). N: B is k x n (ldb k); T: B is n x k (ldb n).
-    op_a_ = blas_case.trans_a == 'N' ? Operand{a_.data(), rows_, 1, m, a_.size()}
-                                     : Operand{a_.data(), rows_, k, 1, a_.size()};
-    op_b_ = blas_case.trans_b == 'N' ? Operand{b_.data(), columns_, k, 1, b_.size()}
-                                     : Operand{b_.data(), columns_, 1, n, b_.size()};
+    lda_ = (case_.trans_a == 'N' ? m : k) + pad;  // N: A is m x k; T: A is k x m
+    a_columns = case_.trans_a == 'N' ? k : m;
+    ldb_ = (case_.trans_b == 'N' ? k : n) + pad;  // N: B is k x n; T: B is n x k
+    b_columns = case_.trans_b == 'N' ? n : k;
   }
+  ldc_ = rows_ + (case_.op == Op::gemv ? 0 : pad);
+  a_ = AlignedBuffer<T>(offset + lda_ * a_columns);
+  b_ = AlignedBuffer<T>(offset + ldb_ * b_columns);
+  c_ = AlignedBuffer<T>(offset + ldc_ * columns_);
+  T* a = a_.data() + offset;
+  T* b = b_.data() + offset;
+  const std::size_t a_size = lda_ * a_columns, b_size = ldb_ * b_columns;
+  c_data_ = c_.data() + offset;
+  if (case_.op == Op::gemv) {
+    // N: op(A)(r, l) = A[r + l lda]; T: op(A)(r, l) = A[l + r lda]. x: one line.
+    op_a_ = case_.trans_a == 'N' ? Operand{a, rows_, 1, lda_, a_size} : Operand{a, rows_, lda_, 1, a_size};
+    op_b_ = Operand{b, 1, 0, 1, b_size};
+  } else {
+    op_a_ = case_.trans_a == 'N' ? Operand{a, rows_, 1, lda_, a_size} : Operand{a, rows_, lda_, 1, a_size};
+    op_b_ = case_.trans_b == 'N' ? Operand{b, columns_, ldb_, 1, b_size} : Operand{b, columns_, 1, ldb_, b_size};
+  }
+  a_constant_ = b_constant_ = false;
+  offset_ = offset;
+  pad_ = pad;
+}
+
+template <class T>
+void MatrixTarget<T>::place(std::size_t offset, std::size_t pad) {
+  if (offset != offset_ || pad != pad_) lay_out(offset, pad);
 }
 
 template <class T>
@@ -126,34 +162,31 @@ void MatrixTarget<T>::set_c(Placement placement, std::size_t count) {
   for (std::size_t c = 0; c < columns_; ++c)
     for (std::size_t r = 0; r < rows_; ++r) {
       const std::size_t line = by_rows ? r : c;
-      c_[r + c * rows_] = line < count ? c_leaf_[line] : T{};
+      c_data_[r + c * ldc_] = line < count ? c_leaf_[line] : T{};
     }
 }
 
 template <class T>
 void MatrixTarget<T>::call_kernel() {
-  library_->use_threads(threads_);
+  if (library_) library_->use_threads(threads_);  // none: a library without threads (eigen)
   const T alpha = 1, beta = static_cast<T>(case_.beta);
   const FortranInt one = 1;
   const auto m = static_cast<FortranInt>(case_.m), n = static_cast<FortranInt>(case_.n);
+  const auto lda = static_cast<FortranInt>(std::max<std::size_t>(1, lda_));
   if (case_.op == Op::gemv) {
-    const FortranInt lda = std::max<FortranInt>(1, m);
-    kernels_.gemv(&case_.trans_a, &m, &n, &alpha, a_.data(), &lda, b_.data(), &one, &beta,
-                  c_.data(), &one, 1);
+    kernels_.gemv(&case_.trans_a, &m, &n, &alpha, op_a_.data, &lda, op_b_.data, &one, &beta, c_data_, &one, 1);
     return;
   }
   const auto k = static_cast<FortranInt>(case_.k);
-  const FortranInt lda = case_.trans_a == 'N' ? m : k;
-  const FortranInt ldb = case_.trans_b == 'N' ? k : n;
-  const FortranInt ldc = m;
-  kernels_.gemm(&case_.trans_a, &case_.trans_b, &m, &n, &k, &alpha, a_.data(), &lda, b_.data(),
-                &ldb, &beta, c_.data(), &ldc, 1, 1);
+  const auto ldb = static_cast<FortranInt>(ldb_), ldc = static_cast<FortranInt>(ldc_);
+  kernels_.gemm(&case_.trans_a, &case_.trans_b, &m, &n, &k, &alpha, op_a_.data, &lda, op_b_.data, &ldb, &beta,
+                c_data_, &ldc, 1, 1);
 }
 
 template <class T>
 void MatrixTarget<T>::read_outputs(std::span<double> outputs) const {
   if (info_.grid.single()) {
-    outputs[0] = static_cast<double>(c_[0]);
+    outputs[0] = static_cast<double>(c_data_[0]);
     return;
   }
   // C is column-major, the outputs row-major: a transpose, 8 rows at a time (a 4 KiB row stride
@@ -162,7 +195,7 @@ void MatrixTarget<T>::read_outputs(std::span<double> outputs) const {
   for (std::size_t r0 = 0; r0 < rows_; r0 += kRows) {
     const std::size_t r1 = std::min(rows_, r0 + kRows);
     for (std::size_t c = 0; c < columns_; ++c)
-      for (std::size_t r = r0; r < r1; ++r) outputs[r * columns_ + c] = static_cast<double>(c_[r + c * rows_]);
+      for (std::size_t r = r0; r < r1; ++r) outputs[r * columns_ + c] = static_cast<double>(c_data_[r + c * ldc_]);
   }
 }
 
@@ -170,6 +203,7 @@ template <class T>
 void MatrixTarget<T>::evaluate(const ProbeBatch& batch, std::span<double> outputs) {
   const std::size_t count = batch.probes.size();
   check_sizes(count, outputs.size(), batch.placement);
+  place(batch.offset, batch.leading_pad);
   const ProbeValues& values = *batch.values;
   // One shared factor for every leaf: the other operand holds it everywhere.
   if (values.plus.b != values.unit.b || values.minus.b != values.unit.b)
@@ -191,6 +225,7 @@ template <class T>
 void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> outputs) {
   const std::size_t count = batch.rows;
   check_sizes(count, outputs.size(), batch.placement);
+  place(batch.offset, batch.leading_pad);
   if (batch.a.size() < count * leaves_ || (!batch.b.empty() && batch.b.size() < leaves_))
     throw TargetError(info_.description + ": value batch smaller than its rows x n");
   for (std::size_t p = 0; p < count; ++p) {

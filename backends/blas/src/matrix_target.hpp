@@ -10,6 +10,7 @@
 // choice, products being exact.) With beta = 1 the old y / C of each element is its last summand,
 // the product of the input's two factors at leaf <reduction>.
 //
+// The buffers lie where the batch asks (ProbeBatch::offset, leading_pad: the alignment check).
 // Lines without an input are zero. The target compares nothing itself: every element is returned.
 #pragma once
 
@@ -45,6 +46,10 @@ class MatrixTarget final : public Target {
     std::size_t size;  // elements of the buffer
   };
 
+  // Places A, B (x) and C (y) `offset` elements after a 64-byte boundary, with leading dimensions
+  // `pad` elements longer than needed (ProbeBatch::offset, leading_pad); lay_out() always rebuilds.
+  void place(std::size_t offset, std::size_t pad);
+  void lay_out(std::size_t offset, std::size_t pad);
   void check_sizes(std::size_t inputs, std::size_t outputs, Placement placement) const;
   // Writes the staged inputs 0..count-1 into the lines of `operand` (the rest zero) and makes the
   // other operand hold `shared` everywhere (rewritten only when it changed).
@@ -68,7 +73,10 @@ class MatrixTarget final : public Target {
   AlignedBuffer<T> c_;        // y or C, column-major rows_ x columns_
   AlignedBuffer<T> staging_;  // inputs, row-major: max(rows, columns) lines x leaves
   AlignedBuffer<T> c_leaf_;   // per line: the old C value of its input (beta = 1)
-  Operand op_a_, op_b_;
+  Operand op_a_{}, op_b_{};
+  std::size_t offset_ = 0, pad_ = 0;
+  std::size_t lda_ = 0, ldb_ = 0, ldc_ = 0;  // leading dimensions (x: its length)
+  T* c_data_ = nullptr;                      // C (y) at the offset
   bool a_constant_ = false, b_constant_ = false;  // the operand holds one value everywhere
   T a_value_{}, b_value_{};
 };

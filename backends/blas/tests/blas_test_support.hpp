@@ -24,6 +24,8 @@ namespace fprev::blas::testing {
 inline std::string toy_library() { return FPREV_BLAS_TOY_LIBRARY; }
 // The toy BLAS with fused nodes (tests/toy/toy_fused_blas.cpp), by absolute path.
 inline std::string toy_fused_library() { return FPREV_BLAS_TOY_FUSED_LIBRARY; }
+// The toy BLAS whose order depends on where the data lies (tests/toy/toy_peel_blas.cpp).
+inline std::string toy_peel_library() { return FPREV_BLAS_TOY_PEEL_LIBRARY; }
 // A stand-in for a DYNAMIC_ARCH OpenBLAS with known forced families (tests/toy/fake_openblas.cpp).
 inline std::string fake_openblas() { return FPREV_BLAS_FAKE_OPENBLAS; }
 

@@ -26,6 +26,7 @@ CollectiveTarget::CollectiveTarget(JobConfig job, const MpiCase& mpi_case, std::
   info_.traits.output = case_.dtype;
   info_.traits.summand = SummandKind::plain;
   info_.max_batch = 1;
+  info_.alignment = AlignmentSupport::not_applicable;  // the MPI library places the buffers it reduces
   info_.grid = {elements_, 1};
   // One column: columns placement puts one input on every element.
   info_.columns_placement = true;

@@ -123,6 +123,19 @@ typename A::Acc sum_strided_sequential(const S& s, std::size_t n, std::size_t la
   return acc;
 }
 
+// Eigen's redux over a vector whose first `peel` summands lie before the first aligned vector: the
+// aligned rest in `lanes` lanes (combined pairwise), then the peeled summands one at a time.
+template <class S, class A>
+typename A::Acc sum_aligned_peel(const S& s, std::size_t n, std::size_t lanes, std::size_t offset,
+                                 const A& a, typename A::Acc* lane) {
+  const std::size_t peel = std::min(n, (lanes - offset % lanes) % lanes);
+  if (peel == n) return sum_sequential(s, n, a);
+  const auto rest = [&s, peel](std::size_t k) { return s(peel + k); };
+  typename A::Acc acc = sum_strided_pairwise(rest, n - peel, lanes, a, lane);
+  for (std::size_t k = 0; k < peel; ++k) acc = a.add(acc, a.load(s(k)));
+  return acc;
+}
+
 template <class S, class A>
 typename A::Acc sum_blocked(const S& s, std::size_t n, std::size_t block, const A& a) {
   using Acc = typename A::Acc;

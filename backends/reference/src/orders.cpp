@@ -12,7 +12,7 @@ struct OrderName {
   std::string_view name;
 };
 
-constexpr std::array<OrderName, 12> kOrderNames{{
+constexpr std::array<OrderName, 13> kOrderNames{{
     {Order::sequential, "sequential"},
     {Order::reverse, "reverse"},
     {Order::pairwise, "pairwise"},
@@ -21,6 +21,7 @@ constexpr std::array<OrderName, 12> kOrderNames{{
     {Order::blocked, "blocked"},
     {Order::fused, "fused"},
     {Order::random_tree, "random_tree"},
+    {Order::aligned_peel, "aligned_peel"},
     {Order::nondeterministic, "nondeterministic"},
     {Order::sorted_magnitude, "sorted_magnitude"},
     {Order::exact, "exact"},

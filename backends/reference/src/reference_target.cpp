@@ -40,10 +40,13 @@ class ReferenceTarget final : public Target {
     info_.n = spec.n;
     info_.traits = reference_traits(spec);
     info_.max_batch = 1;
+    // ProbeVectors places the inputs at the batch's offset; aligned_peel's order depends on it.
+    info_.alignment = AlignmentSupport::honours_offsets;
     nan_threshold_ = nan_threshold(info_.traits.accumulator);
     switch (spec.order) {
       case Order::strided_pairwise:
       case Order::strided_sequential:
+      case Order::aligned_peel:
         accs_.resize(std::min(spec.lanes, spec.n));
         break;
       case Order::random_tree:
@@ -125,6 +128,9 @@ class ReferenceTarget final : public Target {
         break;
       case Order::random_tree:
         acc = detail::sum_merges(s, n, merges_, arith_, accs_.data());
+        break;
+      case Order::aligned_peel:
+        acc = detail::sum_aligned_peel(s, n, spec_.lanes, vectors_.offset(), arith_, accs_.data());
         break;
       case Order::nondeterministic:
         std::shuffle(permutation_.begin(), permutation_.end(), shuffler_);

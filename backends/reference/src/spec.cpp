@@ -40,6 +40,7 @@ std::string describe(const ReferenceSpec& spec) {
   switch (spec.order) {
     case Order::strided_pairwise:
     case Order::strided_sequential:
+    case Order::aligned_peel:
       out += ", lanes=" + std::to_string(spec.lanes);
       break;
     case Order::blocked:

@@ -63,6 +63,7 @@ class GemmTarget final : public Target {
       columns_.resize(spec.n * leaves_);
     }
     info_.max_batch = diagonal_ ? std::min(spec.m, spec.n) : spec.m;
+    info_.alignment = AlignmentSupport::not_applicable;  // a model: no addresses in it
   }
 
   const TargetInfo& info() const override { return info_; }

@@ -126,6 +126,7 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.tool_version = kToolVersion;
   apply_engine_options(options.engine, runner_options.reveal);
   runner_options.streams = options.engine.streams;
+  runner_options.check_alignment = !options.engine.no_alignment_check;
   runner_options.max_seconds = options.engine.max_seconds;
   runner_options.max_estimated_seconds = options.max_estimate;
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);

@@ -9,6 +9,7 @@
 #include "../report/json.hpp"
 #include "engine_options.hpp"
 #include "fprev/backend_module.hpp"
+#include "fprev/alignment.hpp"
 #include "fprev/probe_streams.hpp"
 #include "fprev/fingerprint.hpp"
 #include "fprev/reveal.hpp"
@@ -83,10 +84,43 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
       << (s.low_range_mode ? " (low-dynamic-range mode, Xie et al., USENIX ATC 2025 Alg. 5)" : "") << "\n";
 }
 
+// The order map over offsets (fprev/alignment.hpp): one line per offset class and per class of its
+// map, "offsets 0,4,8,12: <tree>" (a map's classes add their regions).
+void print_offset_classes(std::ostream& out, const AlignmentResult& alignment) {
+  for (const OffsetClass& c : alignment.classes) {
+    if (c.map.single_class()) {
+      out << "offsets " << placements_text(c.placements) << ": " << to_sexpr(c.map.classes[0].tree) << "\n";
+      continue;
+    }
+    for (const OrderClass& k : c.map.classes) {
+      out << "offsets " << placements_text(c.placements) << ": ";
+      for (const Region& r : k.regions) out << format_region(r, c.map.grid) << "; ";
+      out << to_sexpr(k.tree) << "\n";
+    }
+  }
+}
+
+void print_alignment_text(std::ostream& out, const AlignmentResult& alignment, const AlignmentStats& stats) {
+  out << "alignment:     " << alignment.summary();
+  if (alignment.checked())
+    out << "; " << stats.proofs << " proofs (" << stats.proofs_failed << " failed), " << stats.reveals
+        << " reveals, " << stats.probes << " probes, " << std::fixed << std::setprecision(6) << stats.seconds << " s";
+  out << "\n";
+  for (const OffsetClass& c : alignment.classes) {
+    out << "  offsets " << placements_text(c.placements) << ": ";
+    if (c.map.single_class())
+      out << summarize(c.map.classes[0].tree).description << "\n    " << to_sexpr(c.map.classes[0].tree) << "\n";
+    else
+      out << c.map.classes.size() << " classes of the outputs\n";
+  }
+}
+
 // docs/json.md, "reveal": the tree, or the diagnostic of a target that misbehaves.
 Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const TargetInfo& info,
                     const RevealOptions& options, const RevealResult* result,
-                    const Diagnostic* diagnostic, const std::vector<Fingerprint>& fingerprints = {}) {
+                    const Diagnostic* diagnostic, const std::vector<Fingerprint>& fingerprints = {},
+                    const std::optional<AlignmentResult>& alignment = std::nullopt,
+                    const AlignmentStats* alignment_stats = nullptr) {
   Json document = json_document("reveal");
   document["backend"] = std::string(backend.name());
   document["settings"] = params_to_json(opened.settings);
@@ -107,6 +141,8 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   Json per_class = Json::array();
   for (const Fingerprint& f : fingerprints) per_class.push_back(fingerprint_to_json(f));
   document["fingerprints"] = std::move(per_class);
+  document["alignment"] = alignment_to_json(alignment);
+  document["alignment_stats"] = alignment && alignment_stats ? alignment_stats_to_json(*alignment_stats) : Json(nullptr);
   return document;
 }
 
@@ -146,18 +182,27 @@ int run_reveal(const RevealCommandOptions& options) {
   use_probe_streams(reveal_options, options.engine.streams, *opened.instance, opened.case_params);
   try {
     const RevealResult result = reveal(*target, reveal_options);
+    // Where the data lies (fprev/alignment.hpp): the order at every offset, by proofs of this one.
+    std::optional<AlignmentResult> alignment;
+    AlignmentStats alignment_stats;
+    if (!options.engine.no_alignment_check)
+      alignment = check_alignment(*target, result.map, reveal_options, &alignment_stats);
+    const bool dependent = alignment && alignment->verdict == AlignmentVerdict::dependent;
     if (format == "json") {
       const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map);
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
-                                           nullptr, fingerprints));
+                                           nullptr, fingerprints, alignment, &alignment_stats));
     } else if (format == "text") {
       print_text(std::cout, target->info(), result);
+      if (alignment) print_alignment_text(std::cout, *alignment, alignment_stats);
       FingerprintStats stats;
       const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &stats);
       for (std::size_t k = 0; k < fingerprints.size(); ++k) {
         if (fingerprints.size() > 1) std::cout << "class " << k << " ";
         print_fingerprint(std::cout, fingerprints[k], stats);
       }
+    } else if (dependent) {  // one line per offset class (and class of its map)
+      print_offset_classes(std::cout, *alignment);
     } else if (result.map.single_class()) {
       std::cout << to_sexpr(result.tree) << "\n";
     } else {  // one line per class: its regions, then its tree

@@ -46,6 +46,32 @@ std::string classes_sexpr(const Golden& result) {
   return out;
 }
 
+// An order map over offsets (fprev/alignment.hpp): "offsets 0,4,8,12: <tree>" per offset class.
+std::string offset_classes_sexpr(const AlignmentResult& alignment) {
+  std::string out;
+  for (const OffsetClass& c : alignment.classes)
+    for (const OrderClass& k : c.map.classes) {
+      out += "offsets " + placements_text(c.placements) + ": ";
+      if (!c.map.single_class())
+        for (const Region& region : k.regions) out += format_region(region, c.map.grid) + "; ";
+      out += render_sexpr(k.tree) + "\n";
+    }
+  return out;
+}
+
+// The other offset classes' trees, after the golden's own (text format).
+std::string offset_classes_text(const Golden& result) {
+  if (!result.alignment || result.alignment->verdict != AlignmentVerdict::dependent) return {};
+  std::string out;
+  for (std::size_t i = 1; i < result.alignment->classes.size(); ++i) {
+    const OffsetClass& c = result.alignment->classes[i];
+    for (std::size_t k = 0; k < c.map.classes.size(); ++k)
+      out += "\nalignment class " + std::to_string(i) + " (offsets " + placements_text(c.placements) + ")" +
+             (c.map.single_class() ? "" : ", class " + std::to_string(k)) + ":\n" + render_text(c.map.classes[k].tree);
+  }
+  return out;
+}
+
 // Every format but dot and svg (see run_show).
 std::string render(const TreeInput& input, const std::string& format) {
   const Golden& result = input.result;
@@ -60,12 +86,14 @@ std::string render(const TreeInput& input, const std::string& format) {
     if (format == "text" && input.is_golden_file) return describe_golden(result);
     return "finding " + std::string(to_string(result.finding->finding)) + ": " + result.finding->message + "\n";
   }
+  if (format == "sexpr" && result.alignment && result.alignment->verdict == AlignmentVerdict::dependent)
+    return offset_classes_sexpr(*result.alignment);
   if (const Tree* tree = input.tree()) {
     if (format == "sexpr") return render_sexpr(*tree) + "\n";
     if (format == "summary") return format_summary(summarize(*tree)) + "\n";
     std::string out = input.is_golden_file ? describe_golden(result) + "\n"
                                            : "tree:      " + format_summary(summarize(*tree)) + "\n\n";
-    return out + render_text(*tree);
+    return out + render_text(*tree) + offset_classes_text(result);
   }
   // An order map of several trees.
   if (format == "sexpr") return classes_sexpr(result);
@@ -75,7 +103,7 @@ std::string render(const TreeInput& input, const std::string& format) {
   out = describe_golden(result) + "\n";
   for (std::size_t k = 0; k < result.map.classes.size(); ++k)
     out += "class " + std::to_string(k) + ":\n" + render_text(result.map.classes[k].tree) + "\n";
-  return out;
+  return out + offset_classes_text(result);
 }
 
 DiffLabels diff_labels(const TreeInput& old_input, const TreeInput& new_input) {
@@ -152,8 +180,9 @@ int run_diff(const DiffCommandOptions& options) {
   const std::optional<TreeDiff> diff = trees ? std::optional(diff_trees(before.tree(), after.tree())) : std::nullopt;
   const auto change = compare_result_fingerprints(before, after);
   const bool same_bits = !change || change->same();
+  const std::string alignment = alignment_change(before, after);  // both recorded, and they differ
   const bool same = same_orders(before, after) && (diff ? diff->comparable : true);
-  const bool equal = same && same_bits;
+  const bool equal = same && same_bits && alignment.empty();
   const DiffLabels labels = diff_labels(old_input, new_input);
   std::ostringstream out;
   if (format == "json") {
@@ -163,6 +192,7 @@ int run_diff(const DiffCommandOptions& options) {
     document["diff"] = diff ? diff_to_json(*diff) : Json(nullptr);
     document["change"] = same ? Json(nullptr) : Json(result_diff_summary(before, after));
     document["fingerprint_change"] = change ? fingerprint_change_to_json(*change) : Json(nullptr);
+    document["alignment_change"] = alignment.empty() ? Json(nullptr) : Json(alignment);
     write_json(out, document);
   } else if (format == "dot" || format == "svg") {
     const auto dot = result_diff_dot(before, after, labels, options.picture.max_nodes);
@@ -183,9 +213,11 @@ int run_diff(const DiffCommandOptions& options) {
                                               : "the order maps are identical"))
         << "\n";
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
+    if (!alignment.empty()) out << alignment << "\n";
   } else {
     out << render_result_diff(before, after, labels);
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
+    if (!alignment.empty()) out << alignment << "\n";
   }
   if (!write_output(out.str(), options.output, "diff")) return kExitFailure;
   return equal ? kExitOk : kExitFailure;

@@ -17,6 +17,7 @@ constexpr const char* kTreeChanged = "the summation tree changed";
 constexpr const char* kMapChanged = "the order map changed";
 constexpr const char* kFindingChanged = "the recorded finding changed";
 constexpr const char* kArithmeticChanged = "the arithmetic changed under the same summation tree";
+constexpr const char* kAlignmentChanged = "the order's dependence on where the data lies changed";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kGoldenUnwritable = "the golden file could not be written";
@@ -33,6 +34,11 @@ bool fingerprint_changed(const CaseResult& r) {
   return r.fingerprint_change && !r.fingerprint_change->same();
 }
 bool arithmetic_only(const CaseResult& r) { return r.status == CaseStatus::differs && fingerprint_changed(r); }
+// The order at offset 0 and the fingerprint are the golden's, its alignment result is not.
+bool alignment_only(const CaseResult& r) {
+  return r.status == CaseStatus::differs && r.alignment_differs && !fingerprint_changed(r) && r.golden &&
+         same_orders(*r.golden, *golden_of(r, "-"));
+}
 
 // What the case revealed, as a golden would record it (an order map or a finding).
 std::optional<Golden> revealed_result(const CaseResult& r) { return golden_of(r, "-"); }
@@ -50,6 +56,7 @@ std::string result_text(const CaseResult& r) {
 
 std::string detail_of(const CaseResult& r) {
   if (arithmetic_only(r)) return "tree unchanged; " + r.fingerprint_change->summary();
+  if (alignment_only(r)) return alignment_change(*r.golden, *golden_of(r, "-"));
   switch (r.status) {
     case CaseStatus::passed:
       if (r.golden && r.golden->is_finding()) return "the recorded finding persists: " + result_text(r);
@@ -91,6 +98,7 @@ void print_indented_diff(std::ostream& out, const CaseResult& r, const char* old
 // Which kind of change failed the case.
 const char* changed_reason(const CaseResult& r) {
   if (arithmetic_only(r)) return kArithmeticChanged;
+  if (alignment_only(r)) return kAlignmentChanged;
   if (r.golden && r.golden->is_finding()) return kFindingChanged;
   if ((r.golden && !r.golden->is_single_tree()) || (r.revealed && !r.revealed->single_class())) return kMapChanged;
   return kTreeChanged;
@@ -170,9 +178,9 @@ std::string failure_reason(const CaseResult& r, SkipPolicy policy) {
 
 std::vector<std::string> all_failure_reasons() {
   std::vector<std::string> reasons = {kTreeChanged,      kMapChanged,       kFindingChanged,
-                                      kArithmeticChanged, kGoldenUnreadable, kGoldenUnwritable, kNoFingerprintInStrictMode, kMissingInStrictMode,
-                                      kMissingUnderCi, kUnavailableInStrictMode, kOverBudgetInStrictMode,
-                                      kNoVerdictWithGolden};
+                                      kArithmeticChanged, kAlignmentChanged, kGoldenUnreadable, kGoldenUnwritable,
+                                      kNoFingerprintInStrictMode, kMissingInStrictMode, kMissingUnderCi,
+                                      kUnavailableInStrictMode, kOverBudgetInStrictMode, kNoVerdictWithGolden};
   // Every finding by name, then the bare phrase, which also covers findings added later.
   for (int f = 0; f <= static_cast<int>(Finding::target_fault); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +
@@ -192,8 +200,13 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
       if (arithmetic_only(r))
         out << "  tree unchanged; " << r.fingerprint_change->summary() << "\n"
             << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
+      else if (alignment_only(r))
+        out << "  order at offset 0 unchanged; " << alignment_change(*r.golden, *revealed_result(r)) << "\n"
+            << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
       else
         print_indented_diff(out, r, "golden", "revealed");
+      if (r.alignment_differs && !alignment_only(r))
+        out << "  " << alignment_change(*r.golden, *revealed_result(r)) << "\n";
       out << "  golden file: " << r.golden_path.string() << "\n";
       out << "  if the change is intended, accept it with:\n    " << accept_command << "\n";
       break;

@@ -98,6 +98,39 @@ Json result_to_json(const Golden& golden) {
   for (const Fingerprint& f : golden.fingerprints) fingerprints.push_back(fingerprint_to_json(f));
   json["fingerprints"] = std::move(fingerprints);
   json["finding"] = golden.finding ? finding_to_json(*golden.finding) : Json(nullptr);
+  json["alignment"] = alignment_to_json(golden.alignment);
+  return json;
+}
+
+Json alignment_to_json(const std::optional<AlignmentResult>& alignment) {
+  if (!alignment) return Json(nullptr);
+  static constexpr const char* kVerdicts[] = {"not_checked", "not_applicable", "independent", "dependent"};
+  Json json = Json::object();
+  json["verdict"] = kVerdicts[static_cast<int>(alignment->verdict)];
+  json["summary"] = alignment->summary();
+  json["offsets_checked"] = alignment->offsets;
+  json["padded_leading_dimensions"] = alignment->padded;
+  Json classes = Json::array();
+  for (const OffsetClass& c : alignment->classes) {
+    Json entry = Json::object();
+    entry["offsets"] = c.placements.offsets;
+    entry["padded"] = c.placements.padded;
+    entry["tree"] = c.map.single_class() ? tree_to_json(c.map.classes[0].tree) : Json(nullptr);
+    entry["classes"] = order_classes_to_json(c.map);
+    classes.push_back(std::move(entry));
+  }
+  json["classes"] = std::move(classes);
+  return json;
+}
+
+Json alignment_stats_to_json(const AlignmentStats& stats) {
+  Json json = Json::object();
+  json["placements"] = stats.placements;
+  json["proofs"] = stats.proofs;
+  json["proofs_failed"] = stats.proofs_failed;
+  json["reveals"] = stats.reveals;
+  json["probes"] = stats.probes;
+  json["seconds"] = stats.seconds;
   return json;
 }
 
@@ -294,6 +327,9 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["fingerprint_class"] = r.fingerprint_class;
   json["fingerprint_change"] = r.fingerprint_change ? fingerprint_change_to_json(*r.fingerprint_change) : Json(nullptr);
   json["fingerprint_stats"] = !r.fingerprints.empty() ? fingerprint_stats_to_json(r.fingerprint_stats) : Json(nullptr);
+  json["alignment"] = alignment_to_json(r.alignment);
+  json["alignment_differs"] = r.alignment_differs;
+  json["alignment_stats"] = r.alignment ? alignment_stats_to_json(r.alignment_stats) : Json(nullptr);
   json["pending_file"] = text_or_null(r.pending_path.string());
   json["pending_error"] = text_or_null(r.pending_error);
   return json;

@@ -49,6 +49,9 @@ Json stats_to_json(const RevealStats& stats);
 // "columns": [[first, last], ...], "tree": "<S-expression>", "description": one-line summary}.
 // A class made of several regions has several entries with the same "class" and "tree".
 Json order_classes_to_json(const OrderMap& map);
+// The alignment check's result (fprev/alignment.hpp): null when not recorded / not checked.
+Json alignment_to_json(const std::optional<AlignmentResult>& alignment);
+Json alignment_stats_to_json(const AlignmentStats& stats);
 Json diagnostic_to_json(const Diagnostic& diagnostic);
 Json params_to_json(const Params& params);            // {"name": "value", ...}
 

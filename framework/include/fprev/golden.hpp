@@ -22,6 +22,7 @@
 //   extra.path: /usr/lib/libopenblas.so.0          (zero or more, sorted by key)
 //   result: tree                                    (tree | map | finding)
 //   grid: 1 x 1                                     (rows x columns of the outputs of one call)
+//   alignment: independent (offsets 0-15 checked)   (fprev/alignment.hpp; absent: not recorded)
 //   fingerprint.digest: ...                         (fingerprint lines, see below)
 //   leaves: 4
 //   inner-nodes: 3
@@ -60,6 +61,18 @@
 // every value fits on its line, the file stays UTF-8 and survives editors that strip trailing
 // blanks.
 //
+// The alignment line (not in findings) says whether the order depends on where the data lies
+// (fprev/alignment.hpp): `independent (offsets 0-<k> checked)` (`... and ld+1 checked` where padded
+// leading dimensions were checked too), `not applicable`, `not checked`, or `dependent (offsets
+// 0-<k> checked, <c> classes)` with `alignment.offsets: 0,4,8,12` (the placements of the order
+// written above) and, after the result, c - 1 sections
+//   # alignment class <i>
+//   offsets: 1-3,5-7,ld+1
+//   result: tree                (leaves .. sexpr and the tree's body follow)
+//   | result: map, classes: <count> and the '# class <j>' sections of an order map
+// Goldens written before the alignment check have no line: the alignment is "not recorded", and
+// check does not check it (docs/alignment.md).
+//
 // Version 1 (still read, no longer written) had no result/grid lines and one tree: it reads as a
 // tree result with a 1 x 1 grid (a single-class golden is compared by its tree, whatever the grid).
 //
@@ -84,6 +97,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fprev/alignment.hpp"
 #include "fprev/fingerprint.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
@@ -147,6 +161,10 @@ struct Golden {
   std::vector<Fingerprint> fingerprints;
   // Set when the baseline is a misbehaviour rather than an order.
   std::optional<RecordedFinding> finding;
+  // Whether the order depends on where the data lies (fprev/alignment.hpp); absent in goldens
+  // written before the alignment check ("not recorded") and for findings. A dependent result's
+  // class 0 holds `map` (the order at offset 0).
+  std::optional<AlignmentResult> alignment;
 
   bool is_finding() const { return finding.has_value(); }
   bool is_single_tree() const { return !finding && map.classes.size() == 1; }
@@ -165,8 +183,9 @@ struct Golden {
 // the grids (version 1 goldens recorded none); a single tree against a map is spread over the map's
 // grid.
 bool same_orders(const Golden& a, const Golden& b);
-// same_orders(), the same grid and the same fingerprints class by class. Metadata and finding
-// messages do not count.
+// same_orders(), the same grid, the same fingerprints class by class and the same alignment
+// (recorded on both sides and same_alignment(), or on neither). Metadata and finding messages do
+// not count.
 bool same_result(const Golden& a, const Golden& b);
 
 // A golden file that does not parse. what() is "<path>:<line>: <message>" (format_position), or

@@ -3,12 +3,18 @@
 // ProbeVectors keeps one background materialised and moves the two masks between probes in O(1),
 // so a dot/sum target spends its time in the kernel, not in rebuilding inputs (the engine's
 // overhead budget is 10% for a sequential sum of 16384).
+//
+// The arrays start `offset` elements after a 64-byte boundary, as the batch asks (ProbeBatch::offset,
+// ValueBatch::offset): a target that reads a() and b() honours the alignment check by that alone
+// (TargetInfo::alignment = honours_offsets).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "fprev/target.hpp"
@@ -26,11 +32,23 @@ T static_cast_encoder(double v) {
 template <class T>
 class ProbeVectors {
  public:
+  // Offsets up to this many elements (the alignment check asks for fewer than 64 bytes' worth).
+  static constexpr std::size_t kMaxOffset = 63;
+
   explicit ProbeVectors(std::size_t n, Encoder<T> encode = &static_cast_encoder<T>)
-      : n_(n), encode_(encode), a_(n), b_(n) {}
+      : n_(n), encode_(encode), a_store_(n + kRoom), b_store_(n + kRoom) {
+    a_ = aligned_start(a_store_);
+    b_ = aligned_start(b_store_);
+  }
+  // a_ and b_ point into the stores: a copy would point into the original's; a move keeps them.
+  ProbeVectors(const ProbeVectors&) = delete;
+  ProbeVectors& operator=(const ProbeVectors&) = delete;
+  ProbeVectors(ProbeVectors&&) noexcept = default;
+  ProbeVectors& operator=(ProbeVectors&&) noexcept = default;
 
   // After this call a() and b() hold the factors of probe p of `batch`.
   void load(const ProbeBatch& batch, std::size_t p) {
+    move_to(batch.offset);
     const Probe& probe = batch.probes[p];
     const Background& background = *batch.backgrounds[probe.background];
     if (background.id != background_id_ || batch.values != values_) {
@@ -48,6 +66,7 @@ class ProbeVectors {
   // Fills a() and b() with row `row` of a value batch. With the plain conversion the loop is a
   // straight copy the compiler vectorises: the fingerprint's value batches load every leaf per call.
   void load(const ValueBatch& batch, std::size_t row) {
+    move_to(batch.offset);
     background_id_ = 0;  // the arrays no longer hold a background
     if (encode_ != &static_cast_encoder<T>) {
       for (std::size_t k = 0; k < n_; ++k) set(static_cast<std::uint32_t>(k), batch.leaf(row, n_, k));
@@ -56,18 +75,42 @@ class ProbeVectors {
     const double* a = batch.a.data() + row * n_;
     for (std::size_t k = 0; k < n_; ++k) a_[k] = static_cast<T>(a[k]);
     if (batch.b.empty())
-      std::fill(b_.begin(), b_.end(), T(1));
+      std::fill(b_, b_ + n_, T(1));
     else
       for (std::size_t k = 0; k < n_; ++k) b_[k] = static_cast<T>(batch.b[k]);
   }
 
-  const T* a() const { return a_.data(); }
-  const T* b() const { return b_.data(); }
-  T* a() { return a_.data(); }
-  T* b() { return b_.data(); }
+  const T* a() const { return a_; }
+  const T* b() const { return b_; }
+  T* a() { return a_; }
+  T* b() { return b_; }
   std::size_t size() const { return n_; }
+  std::size_t offset() const { return offset_; }
 
  private:
+  // Room for the offset and for reaching a 64-byte boundary from the allocation's start.
+  static constexpr std::size_t kRoom = kMaxOffset + 64 / sizeof(T) + 1;
+
+  static T* aligned_start(std::vector<T>& store) {
+    T* p = store.data();
+    while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;  // alignof(T) divides 64
+    return p;
+  }
+  // Moves the arrays (and what they hold) to start `offset` elements after the boundary.
+  void move_to(std::size_t offset) {
+    if (offset == offset_) return;
+    if (offset > kMaxOffset)
+      throw TargetError("probe vectors: offset " + std::to_string(offset) + " is beyond the " +
+                        std::to_string(kMaxOffset) + " elements a target places its inputs at");
+    T* a = aligned_start(a_store_) + offset;
+    T* b = aligned_start(b_store_) + offset;
+    std::memmove(a, a_, n_ * sizeof(T));
+    std::memmove(b, b_, n_ * sizeof(T));
+    a_ = a;
+    b_ = b;
+    offset_ = offset;
+  }
+
   void set(std::uint32_t k, SummandValue v) {
     a_[k] = encode_(v.a);
     b_[k] = encode_(v.b);
@@ -97,7 +140,10 @@ class ProbeVectors {
 
   std::size_t n_;
   Encoder<T> encode_;
-  std::vector<T> a_, b_;
+  std::vector<T> a_store_, b_store_;
+  T* a_ = nullptr;
+  T* b_ = nullptr;
+  std::size_t offset_ = 0;
   const ProbeValues* values_ = nullptr;
   std::uint64_t background_id_ = 0;
   bool all_active_ = true;

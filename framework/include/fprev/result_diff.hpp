@@ -32,6 +32,10 @@ std::optional<FingerprintComparison> compare_result_fingerprints(const Golden& b
 // tree summary as the title; a single tree: one panel). Of a change: two single trees side by side
 // (render_diff_dot), or for two maps the trees of the first region whose tree changed. nullopt
 // where there is no tree to draw (a recorded finding).
+// "alignment: independent (offsets 0-15 checked) -> dependent (offsets 0-15 checked, 4 classes)" when
+// both record an alignment result (fprev/alignment.hpp) and they differ; empty otherwise.
+std::string alignment_change(const Golden& before, const Golden& after);
+
 std::optional<std::string> result_dot(const Golden& result, std::string_view title = "",
                                       std::size_t max_nodes = kDefaultDrawnNodes);
 std::optional<std::string> result_diff_dot(const Golden& before, const Golden& after, const DiffLabels& labels = {},

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fprev/alignment.hpp"
 #include "fprev/backend.hpp"
 #include "fprev/cost_estimate.hpp"
 #include "fprev/golden.hpp"
@@ -86,6 +87,13 @@ struct CaseResult {
   // Platform keys under which this case has goldens, when it has none for this platform (check).
   std::vector<std::string> other_platforms;
   RevealStats stats;
+  // Whether the order depends on where the data lies (fprev/alignment.hpp), checked with the order
+  // revealed (or confirmed) now. Absent when not checked: the case did not give an order, or check
+  // ran against a golden that records no alignment (written before the check existed).
+  std::optional<AlignmentResult> alignment;
+  AlignmentStats alignment_stats;
+  // Set when check found the golden's alignment result changed: what the golden says, what now.
+  bool alignment_differs = false;
   // What the reveal was estimated to cost before it ran (absent when it did not get that far).
   std::optional<CostEstimate> estimate;
   double budget_seconds = 0.0;  // the case's time budget (0: none)
@@ -119,6 +127,9 @@ struct RunnerOptions {
   // refused before it runs (over_budget, the estimate in the message). 0: no estimate is made.
   double max_estimated_seconds = 3600.0;
   std::string tool_version;
+  // The alignment check (fprev/alignment.hpp): update records it, check checks it where the golden
+  // records it. Off: offset 0 only (update then records no alignment, as before the check existed).
+  bool check_alignment = true;
   // Where check keeps the revealed result of a case that needs accepting (and removes it once the
   // case passes, or update wrote its golden); none kept when absent.
   std::optional<PendingStore> pending;
@@ -149,6 +160,10 @@ class Runner {
                       bool confirm_golden = false);
   // Fills the result's identity and golden path from the opened instance; false when it is not open.
   bool locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  // The alignment check of a case that revealed (or confirmed) its order: result.alignment, or a
+  // failure status when the target misbehaves at some placement (src/gate/alignment_case.cpp).
+  // False when it failed (the status says how).
+  bool check_case_alignment(const Suite& suite, const SuiteCase& c, CaseResult& result);
   // The case's time budget: the smaller of RunnerOptions::max_seconds and its own (0: none).
   double budget_of(const SuiteCase& c) const;
   // Estimates the reveal's cost (result.estimate); false, with the status over_budget, when even

@@ -75,6 +75,17 @@ enum class Placement : std::uint8_t {
 };
 std::string_view to_string(Placement placement);
 
+// Whether a target's results can depend on where its input lies (docs/alignment.md). Carried by
+// value (the worker protocol copies TargetInfo), so it is data, not a virtual function.
+enum class AlignmentSupport : std::uint8_t {
+  ignores,          // the target places its buffers as it likes and ignores ProbeBatch::offset and
+                    // ValueBatch::offset: the order's dependence on the address is not checked
+  honours_offsets,  // the target lays its inputs (and outputs) out at the offset the batch asks for
+  not_applicable,   // the library places the data itself (MPI buffers, a GPU's allocator), or the
+                    // order cannot depend on host addresses (a simulation): nothing to check
+};
+std::string_view to_string(AlignmentSupport support);
+
 struct TargetInfo {
   std::string description;  // one line, e.g. "reference sequential float32 sum, n=1000"
   std::size_t n = 0;        // number of summands (leaves) of every output
@@ -84,6 +95,12 @@ struct TargetInfo {
   // Grid targets always accept Placement::rows; this says whether they accept Placement::columns
   // too (a GEMM or GEMV: the input goes into op(B) / x and op(A) holds the shared factors).
   bool columns_placement = false;
+  // Where the batches' offset (and leading_pad) are honoured (the alignment check,
+  // fprev/alignment.hpp).
+  AlignmentSupport alignment = AlignmentSupport::ignores;
+  // GEMM/GEMV targets that honour ProbeBatch::leading_pad: their leading dimensions (lda, ldb,
+  // ldc) grow by that many elements, so columns start at other offsets from a 64-byte boundary.
+  bool leading_dimensions = false;
   bool is_grid() const { return !grid.single(); }
 };
 
@@ -128,6 +145,12 @@ struct ProbeBatch {
   // Grid targets: probe p goes on row p or column p (probes.size() <= grid.rows or grid.columns;
   // lines without a probe are idle and their outputs are ignored). Single-output targets: rows.
   Placement placement = Placement::rows;
+  // Where the data lies: every input (and output) buffer starts `offset` elements after a 64-byte
+  // boundary, and with leading_pad > 0 the leading dimensions of a matrix grow by that many
+  // elements. Honoured by targets whose TargetInfo::alignment is honours_offsets (leading_pad:
+  // TargetInfo::leading_dimensions); the engine sets them only for those (the alignment check).
+  std::size_t offset = 0;
+  std::size_t leading_pad = 0;
 
   // The factors of leaf k in probe p (O(log |active|) for sparse backgrounds).
   SummandValue leaf(std::size_t p, std::uint32_t k) const;
@@ -141,6 +164,10 @@ struct ValueBatch {
   std::span<const double> b;     // n factors shared by all rows; empty for plain summands
   // Grid targets: input p goes on row p or column p, as for probes.
   Placement placement = Placement::rows;
+  // As for probes: the buffers' element offset from a 64-byte boundary, and the leading
+  // dimensions' padding.
+  std::size_t offset = 0;
+  std::size_t leading_pad = 0;
   SummandValue leaf(std::size_t row, std::size_t n, std::size_t k) const {
     return {a[row * n + k], b.empty() ? 1.0 : b[k]};
   }

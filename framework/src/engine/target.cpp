@@ -9,6 +9,15 @@ std::string_view to_string(Placement placement) {
   return placement == Placement::rows ? "rows" : "columns";
 }
 
+std::string_view to_string(AlignmentSupport support) {
+  switch (support) {
+    case AlignmentSupport::ignores: return "ignores";
+    case AlignmentSupport::honours_offsets: return "honours_offsets";
+    case AlignmentSupport::not_applicable: return "not_applicable";
+  }
+  return "?";
+}
+
 std::uint64_t Background::next_id() {
   static std::atomic<std::uint64_t> counter{0};
   return ++counter;  // 0 is never handed out: it means "nothing materialised"

@@ -12,6 +12,7 @@
 #include "fprev/probe_streams.hpp"
 #include "fprev/worker.hpp"
 #include "fprev/source_position.hpp"
+#include "gate/alignment_case.hpp"
 #include "golden/golden_layout.hpp"
 #include "text/text_checks.hpp"
 
@@ -284,6 +285,21 @@ bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& r
   return true;
 }
 
+bool Runner::check_case_alignment(const Suite& suite, const SuiteCase& c, CaseResult& result) {
+  OpenInstance& instance = open(suite, c.backend_instance);
+  if (!options_.check_alignment || !instance.instance || !result.revealed) return true;
+  try {
+    const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    RevealOptions options = options_.reveal;
+    use_probe_streams(options, options_.streams, *instance.instance, c.params);
+    options.max_seconds = budget_of(c);
+    return detail::alignment_of_case(*target, options, result);
+  } catch (const TargetError& e) {
+    fail_case(result, Finding::target_error, std::string("alignment check: ") + e.what());
+  }
+  return false;
+}
+
 Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result,
                                     bool confirm_golden) {
   if (!locate_golden(suite, c, result)) {
@@ -449,6 +465,17 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
     compare_class_fingerprints(*result.golden, result);
     if (result.fingerprint_change && !result.fingerprint_change->same()) result.status = CaseStatus::differs;
   }
+  // Where the data lies (fprev/alignment.hpp): checked unless the golden predates the check (its
+  // alignment is "not recorded", and stays unchecked until update records it).
+  // A golden whose order at offset 0 changed fails already; its alignment is still checked, so that
+  // the pending result to accept holds it.
+  const bool recorded = !missing && !result.golden->is_finding() && result.golden->alignment;
+  // (--no-alignment-check runs none: result.alignment stays empty and nothing is compared.)
+  if (outcome == Outcome::revealed && (missing || recorded) && check_case_alignment(suite, c, result) &&
+      recorded && result.alignment && !same_alignment(*result.golden->alignment, *result.alignment)) {
+    result.alignment_differs = true;
+    if (result.status == CaseStatus::passed) result.status = CaseStatus::differs;
+  }
   sync_pending(result, result.status != CaseStatus::passed);
   result.seconds = seconds_since(start);
   return result;
@@ -457,7 +484,8 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
 CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   const auto start = std::chrono::steady_clock::now();
   CaseResult result;
-  const Outcome outcome = reveal_case(suite, c, result);
+  Outcome outcome = reveal_case(suite, c, result);
+  if (outcome == Outcome::revealed && !check_case_alignment(suite, c, result)) outcome = Outcome::failed;
   if (outcome != Outcome::failed) {
     const Golden golden = *golden_of(result, options_.tool_version);
     try {
@@ -524,6 +552,7 @@ std::optional<Golden> golden_of(const CaseResult& result, const std::string& too
   if (!result.stats.arithmetic_note.empty()) golden.meta.extra["arithmetic"] = result.stats.arithmetic_note;
   golden.map = *result.revealed;
   golden.fingerprints = result.fingerprints;
+  golden.alignment = result.alignment;
   return golden;
 }
 

@@ -46,6 +46,8 @@ bool same_result(const Golden& a, const Golden& b) {
   // same classes in the same order, so the fingerprints compare class by class. The grid is part
   // of what a golden records (a version 1 golden read as 1 x 1 is rewritten with its real grid).
   if (a.finding || b.finding) return same_orders(a, b);
+  if (a.alignment.has_value() != b.alignment.has_value()) return false;
+  if (a.alignment && !same_alignment(*a.alignment, *b.alignment)) return false;
   return same_orders(a, b) && a.map.grid == b.map.grid && a.fingerprints == b.fingerprints;
 }
 

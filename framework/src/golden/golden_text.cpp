@@ -1,6 +1,7 @@
 // The golden text format: canonical writer (version 2) and strict parser (versions 1 and 2); the
 // format is described in fprev/golden.hpp and docs/golden-format.md.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -20,6 +21,7 @@ using detail::KeyLine;
 constexpr std::string_view kMagicPrefix = "# fprev-golden tree v";
 constexpr std::string_view kEndMarker = "# end";
 constexpr std::string_view kClassMarkerPrefix = "# class ";
+constexpr std::string_view kAlignmentClassPrefix = "# alignment class ";
 constexpr std::size_t kMaxFindingText = 4000;  // a recorded finding's message, probe, cause
 
 // Metadata keys in the order they are written. Every one is written, even when empty.
@@ -164,9 +166,71 @@ std::string map_problem(const Golden& golden) {
   return {};
 }
 
-void append_class_body(std::string& out, const Golden& golden, std::size_t index) {
-  if (!golden.fingerprints.empty()) detail::append_fingerprint(out, golden.fingerprints[index]);
-  detail::append_tree_section(out, golden.map.classes[index].tree);
+void append_class_body(std::string& out, const OrderMap& map, const std::vector<Fingerprint>& fingerprints,
+                       std::size_t index) {
+  if (!fingerprints.empty()) detail::append_fingerprint(out, fingerprints[index]);
+  detail::append_tree_section(out, map.classes[index].tree);
+}
+
+// `classes: <count>` and the '# class <i>' sections of a map of two or more classes.
+void append_map_classes(std::string& out, const OrderMap& map, const std::vector<Fingerprint>& fingerprints) {
+  append_key(out, "classes", std::to_string(map.classes.size()));
+  for (std::size_t i = 0; i < map.classes.size(); ++i) {
+    out += kClassMarkerPrefix;
+    out += std::to_string(i);
+    out += '\n';
+    for (const Region& region : map.classes[i].regions) append_key(out, "region", region_text(region));
+    append_class_body(out, map, fingerprints, i);
+  }
+}
+
+// The header's alignment lines (none when not recorded).
+void append_alignment_line(std::string& out, const std::optional<AlignmentResult>& alignment) {
+  if (!alignment) return;
+  append_key(out, "alignment", alignment->summary());
+  if (alignment->verdict == AlignmentVerdict::dependent)
+    append_key(out, "alignment.offsets", placements_text(alignment->classes.front().placements));
+}
+
+// The classes of an order map over offsets after the first (whose order is the golden's result).
+void append_alignment_classes(std::string& out, const std::optional<AlignmentResult>& alignment) {
+  if (!alignment || alignment->verdict != AlignmentVerdict::dependent) return;
+  for (std::size_t i = 1; i < alignment->classes.size(); ++i) {
+    const OffsetClass& c = alignment->classes[i];
+    out += kAlignmentClassPrefix;
+    out += std::to_string(i);
+    out += '\n';
+    append_key(out, "offsets", placements_text(c.placements));
+    if (c.map.single_class()) {
+      append_key(out, "result", "tree");
+      append_class_body(out, c.map, {}, 0);
+    } else {
+      append_key(out, "result", "map");
+      append_map_classes(out, c.map, {});
+    }
+  }
+}
+
+// The problem of an alignment result for writing, or empty.
+std::string alignment_problem(const Golden& golden) {
+  if (!golden.alignment) return {};
+  if (golden.finding) return "a recorded finding has no alignment result";
+  const AlignmentResult& a = *golden.alignment;
+  if (a.verdict == AlignmentVerdict::dependent) {
+    if (a.classes.size() < 2) return "a dependent alignment result has fewer than 2 classes";
+    if (a.classes.front().placements.offsets.empty() || a.classes.front().placements.offsets.front() != 0 ||
+        !same_orders(a.classes.front().map, golden.map))
+      return "the alignment's first class must hold offset 0 and the golden's own order map";
+    for (const OffsetClass& c : a.classes)
+      if (c.map.grid != golden.map.grid || c.map.classes.empty() ||
+          c.map.classes.front().tree.leaf_count() != golden.map.classes.front().tree.leaf_count())
+        return "an alignment class's order map does not match the golden's grid and leaves";
+  } else if (!a.classes.empty()) {
+    return "only a dependent alignment result has classes";
+  }
+  if (a.checked() && a.offsets != 8 && a.offsets != 16 && a.offsets != 32 && a.offsets != 64)
+    return "the alignment result checked " + std::to_string(a.offsets) + " offsets (8, 16, 32 or 64)";
+  return {};
 }
 
 }  // namespace
@@ -187,6 +251,8 @@ std::string write_golden_text(const Golden& golden) {
   } else if (const std::string problem = map_problem(golden); !problem.empty()) {
     throw GoldenIoError("cannot write golden: " + problem);
   }
+  if (const std::string problem = alignment_problem(golden); !problem.empty())
+    throw GoldenIoError("cannot write golden: " + problem);
 
   std::string out;
   std::size_t nodes = 0;
@@ -209,19 +275,15 @@ std::string write_golden_text(const Golden& golden) {
   } else if (golden.map.classes.size() == 1) {
     append_key(out, "result", "tree");
     append_key(out, "grid", grid_text(golden.map.grid));
-    append_class_body(out, golden, 0);
+    append_alignment_line(out, golden.alignment);
+    append_class_body(out, golden.map, golden.fingerprints, 0);
   } else {
     append_key(out, "result", "map");
     append_key(out, "grid", grid_text(golden.map.grid));
-    append_key(out, "classes", std::to_string(golden.map.classes.size()));
-    for (std::size_t i = 0; i < golden.map.classes.size(); ++i) {
-      out += kClassMarkerPrefix;
-      out += std::to_string(i);
-      out += '\n';
-      for (const Region& region : golden.map.classes[i].regions) append_key(out, "region", region_text(region));
-      append_class_body(out, golden, i);
-    }
+    append_alignment_line(out, golden.alignment);
+    append_map_classes(out, golden.map, golden.fingerprints);
   }
+  if (!golden.finding) append_alignment_classes(out, golden.alignment);
   out += kEndMarker;
   out += '\n';
   return out;
@@ -261,7 +323,7 @@ std::string allowed_keys(int version) {
   std::string out;
   for (const MetaKey& key : kMetaKeys) out += std::string(key.name) + ", ";
   out += "extra.<name>, ";
-  if (version >= 2) out += "result, grid, classes, finding, finding.message, finding.probe, finding.likely-cause, ";
+  if (version >= 2) out += "result, grid, alignment, alignment.offsets, classes, finding, finding.message, finding.probe, finding.likely-cause, ";
   out += "fingerprint.digest, fingerprint.model, fingerprint.fact.<name>, fingerprint.outputs.<set>, "
          "leaves, inner-nodes, depth, arity, sexpr";
   return out;
@@ -284,7 +346,8 @@ HeaderKeys sort_header(GoldenLineReader& reader, const std::vector<KeyLine>& blo
         reader.fail_at(line.line, "malformed extra key " + quoted_key +
                                       ": expected extra.<1..64 of [A-Za-z0-9._-]>");
       keys.extra.emplace(name, line);
-    } else if (version >= 2 && (key == "result" || key == "grid" || key == "classes")) {
+    } else if (version >= 2 && (key == "result" || key == "grid" || key == "classes" || key == "alignment" ||
+                                key == "alignment.offsets")) {
       keys.meta.emplace(line.key, line);
     } else if (version >= 2 && (key == "finding" || key == "finding.message" || key == "finding.probe" ||
                                 key == "finding.likely-cause")) {
@@ -362,7 +425,7 @@ Golden parse_finding_result(GoldenLineReader& reader, const HeaderKeys& keys, st
   no_keys_of(reader, keys, "finding");
   if (keys.fingerprint.finish(reader, block_end))
     reader.fail_at(block_end, "fingerprint lines do not belong to a golden whose result is a finding");
-  for (std::string_view name : {"grid", "classes"})
+  for (std::string_view name : {"grid", "classes", "alignment", "alignment.offsets"})
     if (const auto it = keys.meta.find(name); it != keys.meta.end())
       reader.fail_at(it->second.line, "key '" + std::string(name) + "' does not belong to a golden whose result is a finding");
   const KeyLine& name = required(reader, keys.finding, "finding", block_end);
@@ -380,18 +443,13 @@ Golden parse_finding_result(GoldenLineReader& reader, const HeaderKeys& keys, st
   if (const auto it = keys.finding.find("finding.likely-cause"); it != keys.finding.end())
     recorded.likely_cause = it->second.value;
   golden.finding = std::move(recorded);
-  expect_end(reader);
   return golden;
 }
 
-Golden parse_map_result(GoldenLineReader& reader, const HeaderKeys& keys, std::size_t block_end,
-                        std::size_t& leaf_budget) {
-  no_keys_of(reader, keys, "map");
-  if (keys.fingerprint.finish(reader, block_end))
-    reader.fail_at(block_end, "fingerprint lines of a map belong to its classes ('# class <i>' sections)");
-  Golden golden;
-  golden.map.grid = parse_grid(reader, required(reader, keys.meta, "grid", block_end));
-  const KeyLine& classes_line = required(reader, keys.meta, "classes", block_end);
+// The '# class <i>' sections of a map over `golden.map.grid` announced by `classes_line`, into
+// golden.map and golden.fingerprints.
+void parse_map_classes(GoldenLineReader& reader, const KeyLine& classes_line, std::size_t& leaf_budget,
+                       Golden& golden) {
   const auto classes = detail::parse_index(classes_line.value);
   if (!classes || *classes < 2 || *classes > kMaxGoldenClasses)
     reader.fail_at(classes_line.line, "classes is " + quoted_excerpt(classes_line.value) +
@@ -450,7 +508,6 @@ Golden parse_map_result(GoldenLineReader& reader, const HeaderKeys& keys, std::s
                                         " hold the same tree (one class holds all its elements)");
     golden.map.classes.push_back(std::move(order_class));
   }
-  expect_end(reader);
   OrderMap canonical = golden.map;
   try {
     canonicalize(canonical);
@@ -460,7 +517,124 @@ Golden parse_map_result(GoldenLineReader& reader, const HeaderKeys& keys, std::s
   if (!same_regions(canonical, golden.map))
     reader.fail_at(classes_line.line, "the classes and regions are not in canonical form (classes by their "
                                       "first element, row-major; fprev-golden update rewrites them)");
+}
+
+Golden parse_map_result(GoldenLineReader& reader, const HeaderKeys& keys, std::size_t block_end,
+                        std::size_t& leaf_budget) {
+  no_keys_of(reader, keys, "map");
+  if (keys.fingerprint.finish(reader, block_end))
+    reader.fail_at(block_end, "fingerprint lines of a map belong to its classes ('# class <i>' sections)");
+  Golden golden;
+  golden.map.grid = parse_grid(reader, required(reader, keys.meta, "grid", block_end));
+  parse_map_classes(reader, required(reader, keys.meta, "classes", block_end), leaf_budget, golden);
   return golden;
+}
+
+// An alignment class's section after its marker: `offsets:`, `result:` and its order (a tree, or a
+// map with `classes:` and its sections), no fingerprint.
+OffsetClass parse_alignment_class(GoldenLineReader& reader, const AlignmentResult& alignment, const Golden& golden,
+                                  std::size_t marker_line, std::size_t& leaf_budget) {
+  const std::vector<KeyLine> block = detail::read_key_block(reader);
+  const std::size_t block_end = block.empty() ? marker_line : block.back().line;
+  std::map<std::string, KeyLine, std::less<>> keys;
+  detail::TreeKeys tree_keys;
+  for (const KeyLine& key : block)
+    if (key.key == "offsets" || key.key == "result" || key.key == "classes")
+      keys.emplace(key.key, key);
+    else if (!tree_keys.take(key))
+      reader.fail_at(key.line, "unknown key " + quoted_excerpt(key.key) + " in an alignment class; allowed keys: "
+                               "offsets, result, classes, leaves, inner-nodes, depth, arity, sexpr");
+  OffsetClass c;
+  const KeyLine& offsets = required(reader, keys, "offsets", block_end);
+  std::string error;
+  const auto placements = parse_placements(offsets.value, alignment.offsets, alignment.padded, error);
+  if (!placements) reader.fail_at(offsets.line, error);
+  c.placements = *placements;
+  const KeyLine& result = required(reader, keys, "result", block_end);
+  const std::size_t leaves = golden.map.classes.front().tree.leaf_count();
+  if (result.value == "tree") {
+    if (const auto it = keys.find("classes"); it != keys.end())
+      reader.fail_at(it->second.line, "key 'classes' does not belong to a class whose result is a tree");
+    c.map = OrderMap::uniform(golden.map.grid, detail::parse_tree_section(reader, tree_keys, block_end, leaf_budget, 2));
+  } else if (result.value == "map") {
+    for (const auto* key : {&tree_keys.leaves, &tree_keys.inner_nodes, &tree_keys.depth, &tree_keys.arity,
+                            &tree_keys.sexpr})
+      if (*key) reader.fail_at((*key)->line, "key '" + (*key)->key + "' does not belong to a class whose result is a map");
+    Golden parsed;
+    parsed.map.grid = golden.map.grid;
+    parse_map_classes(reader, required(reader, keys, "classes", block_end), leaf_budget, parsed);
+    if (!parsed.fingerprints.empty())
+      reader.fail_at(marker_line, "an alignment class records no fingerprint lines");
+    c.map = std::move(parsed.map);
+  } else {
+    reader.fail_at(result.line, "result " + quoted_excerpt(result.value) + " of an alignment class is not one of tree, map");
+  }
+  if (c.map.classes.front().tree.leaf_count() != leaves)
+    reader.fail_at(marker_line, "the alignment class's tree has " +
+                                    std::to_string(c.map.classes.front().tree.leaf_count()) +
+                                    " leaves, the golden's " + std::to_string(leaves));
+  return c;
+}
+
+// The header's alignment lines and, for a dependent result, the sections of its other classes.
+// Every placement checked belongs to exactly one class, and the classes' orders differ.
+std::optional<AlignmentResult> parse_alignment(GoldenLineReader& reader, const HeaderKeys& keys, const Golden& golden,
+                                               std::size_t block_end, std::size_t& leaf_budget) {
+  const auto line = keys.meta.find("alignment");
+  const auto offsets_line = keys.meta.find("alignment.offsets");
+  if (line == keys.meta.end()) {
+    if (offsets_line != keys.meta.end())
+      reader.fail_at(offsets_line->second.line, "key 'alignment.offsets' without an 'alignment' line");
+    return std::nullopt;  // written before the alignment check: not recorded
+  }
+  std::size_t classes = 1;
+  std::string error;
+  auto alignment = parse_alignment_summary(line->second.value, classes, error);
+  if (!alignment) reader.fail_at(line->second.line, "alignment " + quoted_excerpt(line->second.value) + ": " + error);
+  if (alignment->verdict != AlignmentVerdict::dependent) {
+    if (offsets_line != keys.meta.end())
+      reader.fail_at(offsets_line->second.line, "key 'alignment.offsets' belongs to a dependent alignment only");
+    return alignment;
+  }
+  const KeyLine& first = required(reader, keys.meta, "alignment.offsets", block_end);
+  const auto placements = parse_placements(first.value, alignment->offsets, alignment->padded, error);
+  if (!placements) reader.fail_at(first.line, error);
+  if (placements->offsets.empty() || placements->offsets.front() != 0)
+    reader.fail_at(first.line, "alignment.offsets holds the placements of the golden's own order: offset 0 first");
+  alignment->classes.push_back({*placements, golden.map});
+  std::size_t seen = placements->offsets.size() + (placements->padded ? 1 : 0);
+  bool padded_seen = placements->padded;
+  std::vector<bool> offset_seen(alignment->offsets, false);
+  for (std::size_t o : placements->offsets) offset_seen[o] = true;
+  for (std::size_t i = 1; i < classes; ++i) {
+    const std::string marker = std::string(kAlignmentClassPrefix) + std::to_string(i);
+    const auto next = reader.next();
+    if (!next) reader.fail_at(reader.line() + 1, "missing '" + marker + "' line: the file is truncated");
+    if (*next != marker) reader.fail("unexpected line " + quoted_excerpt(*next) + "; expected '" + marker + "'");
+    const std::size_t marker_line = reader.line();
+    OffsetClass c = parse_alignment_class(reader, *alignment, golden, marker_line, leaf_budget);
+    for (std::size_t o : c.placements.offsets) {
+      if (offset_seen[o]) reader.fail_at(marker_line + 1, "offset " + std::to_string(o) + " belongs to two classes");
+      offset_seen[o] = true;
+    }
+    if (c.placements.padded && padded_seen) reader.fail_at(marker_line + 1, "'ld+1' belongs to two classes");
+    padded_seen = padded_seen || c.placements.padded;
+    const auto& before = alignment->classes.back().placements;
+    const std::size_t first_here = c.placements.offsets.empty() ? SIZE_MAX : c.placements.offsets.front();
+    const std::size_t first_before = before.offsets.empty() ? SIZE_MAX : before.offsets.front();
+    if (first_here <= first_before)  // a class of 'ld+1' alone comes last
+      reader.fail_at(marker_line + 1, "alignment classes are not in canonical order (by their first offset)");
+    for (const OffsetClass& known : alignment->classes)
+      if (same_orders(known.map, c.map))
+        reader.fail_at(marker_line, "two alignment classes hold the same order (one class holds all its offsets)");
+    seen += c.placements.offsets.size() + (c.placements.padded ? 1 : 0);
+    alignment->classes.push_back(std::move(c));
+  }
+  if (seen != alignment->offsets + (alignment->padded ? 1 : 0))
+    reader.fail_at(line->second.line, "the alignment classes hold " + std::to_string(seen) + " placements, not the " +
+                                          std::to_string(alignment->offsets + (alignment->padded ? 1 : 0)) +
+                                          " checked");
+  return alignment;
 }
 
 }  // namespace
@@ -502,9 +676,10 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
         version >= 2 ? parse_grid(reader, required(reader, keys.meta, "grid", block_end)) : OutputGrid{};
     std::optional<Fingerprint> fingerprint = keys.fingerprint.finish(reader, block_end);
     Tree tree = detail::parse_tree_section(reader, keys.tree, block_end, leaf_budget, version);
-    expect_end(reader);
     golden = Golden::of_tree(GoldenMetadata{}, std::move(tree), std::move(fingerprint), grid);
   }
+  if (!golden.finding) golden.alignment = parse_alignment(reader, keys, golden, block_end, leaf_budget);
+  expect_end(reader);
   golden.meta = meta;
   golden.meta.format_version = version;
   return golden;

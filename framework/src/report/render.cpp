@@ -209,6 +209,15 @@ std::string describe_golden(const Golden& golden) {
                           std::to_string(golden.map.grid.columns) + " outputs");
     for (const std::string& text : describe_map(golden.map)) out += "  " + text + "\n";
   }
+  if (!golden.finding) {
+    line("alignment", golden.alignment ? golden.alignment->summary() : "not recorded (written before the alignment check)");
+    if (golden.alignment)
+      for (const OffsetClass& c : golden.alignment->classes)
+        out += "  offsets " + placements_text(c.placements) + ": " +
+               (c.map.single_class() ? format_summary(summarize(c.map.classes[0].tree))
+                                     : std::to_string(c.map.classes.size()) + " classes of the outputs") +
+               "\n";
+  }
   return out;
 }
 

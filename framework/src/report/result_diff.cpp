@@ -157,11 +157,33 @@ std::string result_diff_summary(const Golden& before, const Golden& after) {
          " elements follow another tree; now " + std::to_string(maps->after.classes.size()) + " class(es)";
 }
 
+std::string alignment_change(const Golden& before, const Golden& after) {
+  if (before.finding || after.finding || !before.alignment || !after.alignment ||
+      same_alignment(*before.alignment, *after.alignment))
+    return {};
+  std::string out = "alignment: " + before.alignment->summary() + " -> " + after.alignment->summary();
+  if (before.alignment->verdict == after.alignment->verdict && before.alignment->summary() == after.alignment->summary())
+    out += " (the offset classes or their orders changed)";
+  return out;
+}
+
 std::optional<std::string> result_dot(const Golden& result, std::string_view title, std::size_t max_nodes) {
   if (result.finding) return std::nullopt;
   DrawingOptions options;
   options.max_nodes = max_nodes;
   std::vector<DrawingPanel> panels;
+  // An order map over offsets (fprev/alignment.hpp): a panel per offset class, the golden's own
+  // order (offset 0's class) first.
+  if (result.alignment && result.alignment->verdict == AlignmentVerdict::dependent) {
+    for (const OffsetClass& c : result.alignment->classes)
+      for (std::size_t k = 0; k < c.map.classes.size(); ++k) {
+        std::string panel_title = "offsets " + placements_text(c.placements);
+        if (!c.map.single_class()) panel_title += ", class " + std::to_string(k);
+        panels.push_back({panel_title + "\n" + format_summary(summarize(c.map.classes[k].tree)),
+                          draw_tree(c.map.classes[k].tree, options)});
+      }
+    return drawing_dot(panels, title);
+  }
   for (std::size_t k = 0; k < result.map.classes.size(); ++k) {
     const OrderClass& c = result.map.classes[k];
     std::string panel_title = format_summary(summarize(c.tree));

@@ -30,6 +30,7 @@ class DotTarget final : public Target {
     info_.n = n_;
     info_.traits = setup.traits;
     info_.max_batch = batch_;
+    info_.alignment = AlignmentSupport::not_applicable;  // cudaMalloc places the device buffers
 
     check(cudaSetDevice(setup.device.ordinal), "cudaSetDevice");
     stream_ = make_stream();

@@ -74,6 +74,7 @@ class MatrixTarget final : public Target {
     info_.n = leaves_;
     info_.traits = setup.traits;
     info_.max_batch = layout_.rows;
+    info_.alignment = AlignmentSupport::not_applicable;  // cudaMalloc places the device buffers
 
     check(cudaSetDevice(setup.device.ordinal), "cudaSetDevice");
     stream_ = make_stream();

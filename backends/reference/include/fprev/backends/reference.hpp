@@ -20,6 +20,12 @@
 //                       drops the shifted-out bits (truncation toward zero), adds exactly and rounds
 //                       the result to the accumulator (nearest even). A step of only two terms is an
 //                       ordinary IEEE addition, as every binary node is.
+//   aligned_peel        a kernel that peels until aligned (Eigen's reductions): with the input
+//                       `offset` elements after a 64-byte boundary (ProbeBatch::offset), the first
+//                       p = (lanes - offset % lanes) % lanes summands (at most n) are peeled, the
+//                       rest x[p..n-1] is added as strided_pairwise with `lanes` lanes, and the
+//                       peeled summands are then added to that one at a time, x[0] first. Its
+//                       order depends on the offset modulo lanes: the alignment check's ground truth
 //   random_tree         a random binary tree drawn from std::mt19937_64(seed) (random_tree_merges),
 //                       evaluated iteratively
 //   nondeterministic    every call adds the summands sequentially in a freshly shuffled order
@@ -62,6 +68,7 @@ enum class Order : std::uint8_t {
   blocked,
   fused,
   random_tree,
+  aligned_peel,
   nondeterministic,
   sorted_magnitude,
   exact,
@@ -84,7 +91,7 @@ struct ReferenceSpec {
   // changing dtype alone never leaves a stale output format behind).
   std::optional<Format> output;
   std::size_t n = 0;       // summands, >= 1
-  std::size_t lanes = 8;   // strided orders
+  std::size_t lanes = 8;   // strided orders, aligned_peel
   std::size_t block = 64;  // blocked
   std::size_t width = 5;   // fused (2 .. kMaxFusedWidth)
   std::uint64_t seed = 1;  // random_tree
@@ -99,7 +106,8 @@ NumericTraits reference_traits(const ReferenceSpec& spec);
 std::string describe(const ReferenceSpec& spec);
 // Throws ConfigError (naming the parameter and the allowed values) for a spec no kernel can run.
 void validate_spec(const ReferenceSpec& spec);
-// Validates, then builds the target (max_batch 1).
+// Validates, then builds the target (max_batch 1). Every reference target honours offsets
+// (TargetInfo::alignment): only aligned_peel's order depends on them.
 std::unique_ptr<Target> make_reference_target(const ReferenceSpec& spec);
 
 // The definition of random_tree: starting from the n leaves as live nodes, each merge picks two

@@ -1,0 +1,127 @@
+// The alignment check (fprev/alignment.hpp) against the reference kernels, whose orders at every
+// offset are known by construction: aligned_peel (peels until aligned, its order depends on the
+// offset modulo its lanes) must give an order map over offsets with exactly the hand-derived trees;
+// an aligned-only kernel (strided_pairwise) must give "independent" from proofs alone, no reveal.
+#include <gtest/gtest.h>
+
+#include "fprev/alignment.hpp"
+#include "quick_options.hpp"
+#include "fprev/backends/reference.hpp"
+#include "fprev/sexpr.hpp"
+
+namespace fprev::reference {
+namespace {
+
+RevealOptions quick() { return ::fprev::testing::quick_reveal_options(); }
+
+std::unique_ptr<Target> target(Order order, Format dtype, std::size_t n, std::size_t lanes) {
+  ReferenceSpec spec;
+  spec.order = order;
+  spec.dtype = dtype;
+  spec.n = n;
+  spec.lanes = lanes;
+  return make_reference_target(spec);
+}
+
+// aligned_peel with 4 lanes over 12 float64 summands, derived from its definition (reference.hpp):
+// p = (4 - offset % 4) % 4 summands are peeled, x[p..11] go to lane (k - p) % 4, the lanes are
+// combined pairwise ((l0 l1) (l2 l3)), then x[0], .., x[p-1] are added one at a time.
+const char* const kPeelTrees[4] = {
+    "((((0 4) 8) ((1 5) 9)) (((2 6) 10) ((3 7) 11)))",              // offsets 0, 4: p = 0
+    "(((0 ((((3 7) 11) (4 8)) ((5 9) (6 10)))) 1) 2)",              // offsets 1, 5: p = 3
+    "((0 ((((2 6) 10) ((3 7) 11)) ((4 8) (5 9)))) 1)",              // offsets 2, 6: p = 2
+    "(0 ((((1 5) 9) ((2 6) 10)) (((3 7) 11) (4 8))))",              // offsets 3, 7: p = 1
+};
+
+TEST(AlignmentCheck, PeelingKernelGivesAnOrderMapOverOffsets) {
+  const auto peel = target(Order::aligned_peel, Format::float64, 12, 4);
+  const RevealResult at_zero = reveal(*peel, quick());
+  ASSERT_EQ(at_zero.tree, parse_sexpr(kPeelTrees[0]));
+  AlignmentStats stats;
+  const AlignmentResult result = check_alignment(*peel, at_zero.map, quick(), &stats);
+  EXPECT_EQ(result.verdict, AlignmentVerdict::dependent);
+  EXPECT_EQ(result.offsets, 8u);  // float64: 8 elements in 64 bytes
+  EXPECT_FALSE(result.padded);    // a single-output target has no leading dimension
+  ASSERT_EQ(result.classes.size(), 4u);
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(result.classes[k].placements.offsets, (std::vector<std::size_t>{k, k + 4})) << k;
+    ASSERT_TRUE(result.classes[k].map.single_class());
+    EXPECT_EQ(result.classes[k].map.classes[0].tree, parse_sexpr(kPeelTrees[k])) << k;
+  }
+  EXPECT_EQ(result.summary(), "dependent (offsets 0-7 checked, 4 classes)");
+  // A reveal only where no known class's proof held: offsets 1, 2, 3 (4..7 are proven).
+  EXPECT_EQ(stats.placements, 7u);
+  EXPECT_EQ(stats.reveals, 3u);
+}
+
+TEST(AlignmentCheck, AlignedOnlyKernelIsIndependentByProofsAlone) {
+  const auto lanes = target(Order::strided_pairwise, Format::float32, 100, 8);
+  const RevealResult at_zero = reveal(*lanes, quick());
+  AlignmentStats stats;
+  const AlignmentResult result = check_alignment(*lanes, at_zero.map, quick(), &stats);
+  EXPECT_EQ(result.verdict, AlignmentVerdict::independent);
+  EXPECT_TRUE(result.classes.empty());
+  EXPECT_EQ(result.summary(), "independent (offsets 0-15 checked)");
+  EXPECT_EQ(stats.placements, 15u);
+  EXPECT_EQ(stats.proofs, 15u);
+  EXPECT_EQ(stats.proofs_failed, 0u);
+  EXPECT_EQ(stats.reveals, 0u);
+  // Each proof is the tree's n - 1 pairs; no reveal's worth of probes.
+  EXPECT_EQ(stats.probes, 15u * 99u);
+}
+
+// The peeling kernel against a wrong tree at offset 0 is no "independent": a proof that fails
+// everywhere makes the check reveal, and the revealed orders disagree with the given one.
+TEST(AlignmentCheck, ProofsAreRealChecks) {
+  const auto peel = target(Order::aligned_peel, Format::float64, 12, 4);
+  const OrderMap wrong = OrderMap::uniform({1, 1}, parse_sexpr(kPeelTrees[1]));
+  const AlignmentResult result = check_alignment(*peel, wrong, quick());
+  ASSERT_EQ(result.verdict, AlignmentVerdict::dependent);
+  EXPECT_EQ(result.classes[0].map.classes[0].tree, parse_sexpr(kPeelTrees[1]));
+  EXPECT_EQ(result.classes[0].placements.offsets, (std::vector<std::size_t>{0, 1, 5}));
+}
+
+// A target that ignores offsets is not checked, one whose library places the data gets "not
+// applicable": no probe either way.
+class Declares final : public Target {
+ public:
+  Declares(std::unique_ptr<Target> inner, AlignmentSupport support) : inner_(std::move(inner)), info_(inner_->info()) {
+    info_.alignment = support;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch&, std::span<double>) override { ++calls; }
+  void evaluate(const ValueBatch&, std::span<double>) override { ++calls; }
+  std::size_t calls = 0;
+
+ private:
+  std::unique_ptr<Target> inner_;
+  TargetInfo info_;
+};
+
+TEST(AlignmentCheck, TargetsThatCannotBePlacedAreNotChecked) {
+  const OrderMap any = OrderMap::uniform({1, 1}, parse_sexpr(kPeelTrees[0]));
+  Declares ignores(target(Order::aligned_peel, Format::float64, 12, 4), AlignmentSupport::ignores);
+  EXPECT_EQ(check_alignment(ignores, any).verdict, AlignmentVerdict::not_checked);
+  Declares placed_by_library(target(Order::aligned_peel, Format::float64, 12, 4), AlignmentSupport::not_applicable);
+  const AlignmentResult result = check_alignment(placed_by_library, any);
+  EXPECT_EQ(result.verdict, AlignmentVerdict::not_applicable);
+  EXPECT_EQ(result.summary(), "not applicable");
+  EXPECT_EQ(ignores.calls + placed_by_library.calls, 0u);
+}
+
+// The offset reaches the kernel through ProbeVectors: values placed at offset 2 are read back the
+// same, and only the order changes.
+TEST(AlignmentCheck, PlacedTargetMovesTheDataNotTheValues) {
+  const auto peel = target(Order::sequential, Format::float32, 5, 4);
+  PlacedTarget placed(*peel, 2);
+  const std::vector<double> a = {1, 2, 3, 4, 5};
+  ValueBatch batch;
+  batch.rows = 1;
+  batch.a = a;
+  double out = 0;
+  placed.evaluate(batch, std::span<double>(&out, 1));
+  EXPECT_EQ(out, 15.0);
+}
+
+}  // namespace
+}  // namespace fprev::reference
