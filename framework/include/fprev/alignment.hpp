@@ -113,11 +113,18 @@ class PlacedTarget final : public Target {
   const TargetInfo& info() const override { return target_.info(); }
   void evaluate(const ProbeBatch& batch, std::span<double> outputs) override;
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override;
+  // Runs stay runs (a target in a worker process gets them in one message).
+  void evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
+                            std::size_t& done) override;
+  void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
+                            std::size_t& done) override;
 
  private:
   std::unique_ptr<Target> owned_;
   Target& target_;
   std::size_t offset_, leading_pad_;
+  std::vector<ProbeBatch> placed_probe_calls_;
+  std::vector<ValueBatch> placed_value_calls_;
   std::shared_ptr<std::atomic<std::size_t>> probes_;
 };
 

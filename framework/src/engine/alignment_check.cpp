@@ -52,6 +52,27 @@ void PlacedTarget::evaluate(const ValueBatch& batch, std::span<double> outputs) 
   target_.evaluate(placed, outputs);
 }
 
+void PlacedTarget::evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
+                                        std::size_t& done) {
+  placed_probe_calls_.assign(calls.begin(), calls.end());
+  for (ProbeBatch& call : placed_probe_calls_) {
+    call.offset = offset_;
+    call.leading_pad = leading_pad_;
+    if (probes_) *probes_ += call.probes.size();
+  }
+  target_.evaluate_probe_calls(placed_probe_calls_, outputs, done);
+}
+
+void PlacedTarget::evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
+                                        std::size_t& done) {
+  placed_value_calls_.assign(calls.begin(), calls.end());
+  for (ValueBatch& call : placed_value_calls_) {
+    call.offset = offset_;
+    call.leading_pad = leading_pad_;
+  }
+  target_.evaluate_value_calls(placed_value_calls_, outputs, done);
+}
+
 namespace {
 
 std::string placement_name(std::size_t offset, std::size_t leading_pad) {

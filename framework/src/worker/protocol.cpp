@@ -244,7 +244,9 @@ Json to_json(const TargetInfo& info) {
             {"exact_arithmetic_model", t.exact_arithmetic_model}}},
           {"max_batch", info.max_batch},
           {"grid", {{"rows", info.grid.rows}, {"columns", info.grid.columns}}},
-          {"columns_placement", info.columns_placement}};
+          {"columns_placement", info.columns_placement},
+          {"alignment", to_string(info.alignment)},
+          {"leading_dimensions", info.leading_dimensions}};
 }
 
 TargetInfo target_info_from_json(const Json& json) {
@@ -266,6 +268,12 @@ TargetInfo target_info_from_json(const Json& json) {
     info.grid.columns = json["grid"].value("columns", std::size_t{1});
   }
   info.columns_placement = json.value("columns_placement", false);
+  const std::string alignment = json.value("alignment", std::string("ignores"));
+  if (alignment == "honours_offsets") info.alignment = AlignmentSupport::honours_offsets;
+  else if (alignment == "not_applicable") info.alignment = AlignmentSupport::not_applicable;
+  else if (alignment == "ignores") info.alignment = AlignmentSupport::ignores;
+  else throw ProtocolError("unknown alignment support '" + alignment + "'");
+  info.leading_dimensions = json.value("leading_dimensions", false);
   if (info.n == 0 || info.grid.rows == 0 || info.grid.columns == 0)
     throw ProtocolError("a target with no summands or an empty grid");
   return info;

@@ -183,7 +183,7 @@ class SupervisedTarget final : public Target {
                                        " (the first " + describe_leaves(first) + ")"
                                  : "a run of " + std::to_string(calls.size()) + " calls with " +
                                        std::to_string(probes) + " probes (the first " + describe_leaves(first) + ")";
-    run("probes", calls[0].placement, sections, what, calls.size(), at_outputs, outputs, done);
+    run("probes", calls, sections, what, at_outputs, outputs, done);
   }
 
   void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
@@ -243,7 +243,7 @@ class SupervisedTarget final : public Target {
     for (const ValueBatch& call : calls) rows += call.rows;
     const std::string what = (calls.size() == 1 ? "a call" : "a run of " + std::to_string(calls.size()) + " calls") +
                              " with " + std::to_string(rows) + " value inputs";
-    run("values", calls[0].placement, sections, what, calls.size(), at_outputs, outputs, done);
+    run("values", calls, sections, what, at_outputs, outputs, done);
   }
 
  private:
@@ -261,15 +261,32 @@ class SupervisedTarget final : public Target {
 
   // Sends a run whose arrays are in place and copies its outputs out of the shared memory; an error
   // reply is rethrown with the calls it completed in `done`.
-  void run(const char* op, Placement placement, const Json& sections, const std::string& what, std::size_t calls,
+  // The calls of a run share their placement and where their data lies (the alignment check
+  // changes the offset between runs, never inside one).
+  template <typename Batch>
+  static void check_run_shares_layout(std::span<const Batch> calls) {
+    for (const Batch& call : calls)
+      if (call.placement != calls[0].placement || call.offset != calls[0].offset ||
+          call.leading_pad != calls[0].leading_pad)
+        throw TargetError("internal: a run of calls with different placements or offsets");
+  }
+
+  template <typename Batch>
+  void run(const char* op, std::span<const Batch> calls, const Json& sections, const std::string& what,
            std::size_t at_outputs, std::span<double> outputs, std::size_t& done) {
-    const Json reply = call({{"op", op}, {"target", id_}, {"placement", to_string(placement)}, {"sections", sections}},
-                            {what, subject_, calls});
+    check_run_shares_layout(calls);
+    const Json reply = call({{"op", op},
+                             {"target", id_},
+                             {"placement", to_string(calls[0].placement)},
+                             {"offset", calls[0].offset},
+                             {"leading_pad", calls[0].leading_pad},
+                             {"sections", sections}},
+                            {what, subject_, calls.size()});
     if (!reply.value("ok", false)) {
       done = reply.value("done", std::size_t{0});
       checked_reply(reply);
     }
-    done = calls;
+    done = calls.size();
     std::memcpy(outputs.data(), worker_->shared_memory().at<double>(at_outputs), outputs.size() * sizeof(double));
   }
 

@@ -187,6 +187,8 @@ class Server {
       call.backgrounds = std::span<const Background* const>(background_pointers_).subspan(bg_begin, bg_count);
       call.probes = std::span<const Probe>(probes_).subspan(probe_begin, count);
       call.placement = placement;
+      call.offset = request.value("offset", std::size_t{0});
+      call.leading_pad = request.value("leading_pad", std::size_t{0});
       for (const Probe& p : call.probes)
         if (p.background >= bg_count || p.plus >= t.info().n || p.minus >= t.info().n)
           throw ProtocolError("a probe outside its call's leaves or backgrounds");
@@ -219,6 +221,8 @@ class Server {
       call.a = a.subspan(a_begin, rows * n);
       call.b = b.subspan(b_begin, b_count);
       call.placement = placement_of(request);
+      call.offset = request.value("offset", std::size_t{0});
+      call.leading_pad = request.value("leading_pad", std::size_t{0});
       total_outputs += outputs_of_call(t.info(), call);
       value_calls_.push_back(call);
     }
