@@ -391,4 +391,14 @@ expect_in "2 cases left out by --exclude-label long, not counted above" left-out
 run 2 "--exclude-label leaving nothing" -- "$FG" check --suites other/labelled.yaml --case '*pairwise*' --exclude-label long
 expect_in "no case matches the filters" out.txt "an empty selection is refused"
 
+# --- the alignment check: Eigen's sum peels until aligned, four orders over the offsets (SSE2) ---
+if [ "$(uname -m)" = x86_64 ]; then
+  run 0 "reveal an Eigen sum at every offset" -- "$FG" reveal --backend eigen --op sum --dtype float32 --n 1000
+  expect_in "offsets 3,7,11,15: " out.txt "reveal prints the offset classes and their trees"
+  json_ok reveal 0 "reveal --json of an alignment-dependent sum" alignment/verdict=dependent \
+    alignment/summary='dependent (offsets 0-15 checked, 4 classes)' alignment/classes/1/offsets=[1,5,9,13] \
+    -- reveal --backend eigen --op sum --dtype float32 --n 1000 --json
+  json_ok reveal 0 "reveal --json of an aligned-only reference order" alignment/verdict=independent \
+    -- reveal --backend reference --order strided_pairwise --n 64 --json
+fi
 finish cli

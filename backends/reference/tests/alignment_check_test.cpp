@@ -81,6 +81,15 @@ TEST(AlignmentCheck, ProofsAreRealChecks) {
   EXPECT_EQ(result.classes[0].placements.offsets, (std::vector<std::size_t>{0, 1, 5}));
 }
 
+// The check has one time budget, however many placements it proves.
+TEST(AlignmentCheck, StopsAtItsTimeBudget) {
+  const auto lanes = target(Order::strided_pairwise, Format::float32, 4096, 8);
+  const RevealResult at_zero = reveal(*lanes, quick());
+  RevealOptions tight = quick();
+  tight.max_seconds = 1e-6;
+  EXPECT_THROW(check_alignment(*lanes, at_zero.map, tight), RevealOverBudget);
+}
+
 // A target that ignores offsets is not checked, one whose library places the data gets "not
 // applicable": no probe either way.
 class Declares final : public Target {

@@ -117,10 +117,18 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   if (result.padded) placements.emplace_back(0, 1);
 
   const auto probes = std::make_shared<std::atomic<std::size_t>>(0);
+  const auto elapsed = [&start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   for (const auto& [offset, pad] : placements) {
     ++stats.placements;
     PlacedTarget placed(target, offset, pad, probes);
     RevealOptions placed_options = options;
+    // One budget for the whole check: each proof or reveal gets what is left of it.
+    if (options.max_seconds > 0.0) {
+      if (elapsed() >= options.max_seconds) throw RevealOverBudget(options.max_seconds, elapsed(), probes->load());
+      placed_options.max_seconds = options.max_seconds - elapsed();
+    }
     if (options.make_worker)
       placed_options.make_worker = [make = options.make_worker, offset = offset, pad = pad, probes] {
         return std::make_unique<PlacedTarget>(make(), offset, pad, probes);
@@ -169,7 +177,7 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
     result.classes = std::move(classes);  // offset 0's first, then by first placement (the order found)
   }
   stats.probes = probes->load();
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.seconds = elapsed();
   if (stats_out != nullptr) *stats_out = stats;
   return result;
 }
