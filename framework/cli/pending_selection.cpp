@@ -72,10 +72,10 @@ PendingSelection select_pending(const PendingSelectionOptions& options) {
   if (directory && !std::filesystem::is_directory(*directory))
     throw UsageError("the pending directory " + directory->string() + " does not exist (named with " +
                      (options.directory ? "--pending-dir" : "FPREV_PENDING_DIR") + "). Fix the path");
-  PendingSelection selection{PendingStore(golden_root, directory.value_or(std::filesystem::path())), {}, {}, false, 0};
+  PendingSelection selection{PendingStore(golden_root, directory.value_or(std::filesystem::path())), {}, {}, false, false};
   PendingListing listing = selection.store.list();
   selection.stray = std::move(listing.stray);
-  selection.available = listing.files.size();
+
   selection.filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty() ||
                        !options.platforms.empty();
   for (PendingFile& file : listing.files) {
@@ -83,6 +83,14 @@ PendingSelection select_pending(const PendingSelectionOptions& options) {
     if (matches_any(options.suites, l.suite) && matches_any(options.backends, l.backend) &&
         matches_any(options.cases, l.case_id) && matches_any(options.platforms, l.platform_key))
       selection.files.push_back(std::move(file));
+  }
+  if (selection.filtered && selection.files.empty()) {
+    const auto selected = [&](const GoldenLocation& l) {
+      return matches_any(options.suites, l.suite) && matches_any(options.backends, l.backend) &&
+             matches_any(options.cases, l.case_id) && matches_any(options.platforms, l.platform_key);
+    };
+    const std::vector<GoldenLocation> goldens = list_goldens(golden_root).goldens;
+    selection.filters_name_nothing = std::none_of(goldens.begin(), goldens.end(), selected);
   }
   std::stable_sort(selection.files.begin(), selection.files.end(), [](const PendingFile& a, const PendingFile& b) {
     return natural_path_less(a.location.path, b.location.path);

@@ -25,7 +25,8 @@ struct PendingSelection {
   std::vector<PendingFile> files;            // after the filters, in natural_path_less order
   std::vector<std::filesystem::path> stray;  // *.golden.new outside the layout (never acted on)
   bool filtered = false;                     // some filter was given
-  std::size_t available = 0;                 // pending results before the filters
+  // The filters select nothing that exists: no pending result and no golden (a typo in a glob).
+  bool filters_name_nothing = false;
 };
 
 // Paths in natural order: runs of digits compare by value, so ".../dot-n17" comes before

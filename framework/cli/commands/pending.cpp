@@ -30,17 +30,17 @@ void warn_about_stray(const PendingSelection& selection) {
               << " is outside the <platform>/<suite>/<backend>/<case>.golden.new layout: ignored\n";
 }
 
-// "no pending results ..." on stderr; true when there is nothing to do. Filters that select none
-// of the pending results there are are a mistake (a typo in a glob), exit 2 as for check: an
-// accept that did nothing must not look like one that did. With nothing pending at all there is
-// nothing to do, whatever the filters.
+// "no pending results ..." on stderr; true when there is nothing to do. Filters that name no
+// pending result and no golden either are a mistake (a typo in a glob), exit 2 as for check: an
+// accept that did nothing must not look like one that did. Filters naming cases that exist but
+// have nothing pending: nothing to do, exit 0.
 bool nothing_selected(const PendingSelection& selection, const char* command) {
   if (!selection.files.empty()) return false;
-  if (selection.filtered && selection.available != 0)
-    throw UsageError("no pending results match the filters (--suite, --backend, --case, --platform) among the " +
-                     std::to_string(selection.available) + " kept " + where(selection.store) +
-                     "; fprev-golden review lists them");
-  std::cerr << "fprev-golden " << command << ": no pending results (looked " << where(selection.store) << ")\n";
+  if (selection.filters_name_nothing)
+    throw UsageError("no pending results match the filters (--suite, --backend, --case, --platform), and no golden "
+                     "either (looked " + where(selection.store) + "); a typo? fprev-golden review lists what is pending");
+  std::cerr << "fprev-golden " << command << ": no pending results" << (selection.filtered ? " match the filters" : "")
+            << " (looked " << where(selection.store) << ")\n";
   return true;
 }
 
