@@ -267,16 +267,17 @@ if cmp -s guessed.txt alg4.txt && grep -q '(' guessed.txt; then pass "the tree i
 else fail "the tree differs with and without guesses"; fi
 run 0 "reveal --format text of a pairwise sum of 64" -- "$FG" reveal --backend reference --order pairwise --n 64 --format text
 expect_in "guesses:       5 sub-problems guessed from a sibling's shape and proven" out.txt "the text report counts the guesses"
-# An order map: OpenBLAS's sgemv (Haswell kernels) runs rows 0-7 through another kernel than the
+# An order map: OpenBLAS's sgemv (Sandybridge kernels) runs rows 0-7 through another kernel than the
 # rest (the order its source gives for the first full block differs; seen with the Haswell, SkylakeX
-# and Sandybridge families alike). Needs the blas backend and a CPU with AVX2 and FMA.
-if "$FG" reveal --backend blas --help >/dev/null 2>&1 && grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+# and Sandybridge families alike). Sandybridge needs only AVX: some VMs hide flags (abm) that
+# Haswell needs from their guests. Needs the blas backend and a CPU with AVX.
+if "$FG" reveal --backend blas --help >/dev/null 2>&1 && grep -qw avx /proc/cpuinfo; then
   json_ok reveal 0 "reveal --json of an order map" tree=null grid/rows=200 grid/columns=1 \
     classes/0/class=0 'classes/0/rows=[[0, 7]]' 'classes/0/columns=[[0, 0]]' classes/1/class=1 \
     'classes/1/rows=[[8, 199]]' classes/1/tree=@nonempty stats/classes=2 \
-    -- reveal --backend blas --kernel Haswell --op gemv --m 200 --n 200 --json
+    -- reveal --backend blas --kernel Sandybridge --op gemv --m 200 --n 200 --json
 else
-  echo "  (skipped: reveal --json of an order map needs the blas backend and an AVX2+FMA CPU)"
+  echo "  (skipped: reveal --json of an order map needs the blas backend and an AVX CPU)"
 fi
 json_ok reveal 1 "reveal --format json of a misbehaving target" tree=null diagnostic/finding=nondeterministic \
   diagnostic/variability/runs=@number -- reveal --backend reference --order nondeterministic --n 8 --format json
