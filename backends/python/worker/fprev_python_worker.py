@@ -271,7 +271,10 @@ class Library:
             configuration = torch.__config__.show()
             if len(configuration) > 4000:
                 configuration = configuration[:4000] + "\n[... cut at 4000 characters]"
-            details["capability"] = torch_capability(torch, configuration)
+            reported = torch_capability(torch, configuration)
+            details["capability_reported"] = reported
+            # ATen's names ("NO AVX" in 1.x, "DEFAULT" in 2.x, "AVX2", "AVX512") as ATEN_CPU_CAPABILITY spells them
+            details["capability"] = "default" if reported.lower() in ("no avx", "default") else reported.lower()
             details["torch_threads"] = str(torch.get_num_threads())
             if self.device == "cuda":
                 details["cuda_device"] = torch.cuda.get_device_name()
