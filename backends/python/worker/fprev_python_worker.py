@@ -405,6 +405,7 @@ class Target:
                                                   torch_capability(library.torch, library.torch.__config__.show()))
         self.shared_value = None  # the constant the shared operand holds, when it holds one
         self.backgrounds = {}
+        self.row_keys = None  # per staging row: the background it holds (sum, dot)
         self.info = {"description": description, "n": self.n, "traits": traits, "max_batch": self.batch,
                      "grid": {"rows": self.grid[0], "columns": self.grid[1]},
                      "columns_placement": self.grid != (1, 1)}
@@ -439,27 +440,21 @@ class Target:
         op = f or (lambda u, v: u @ v)
         return lambda p: op(ab(0) if ta == "N" else ab(0).T, ab(1) if tb == "N" else ab(1).T)
 
-    def scalar(self, p):
-        result = self.compute(p)
-        if hasattr(result, "item"):
-            return float(result.item())
-        return float(result)
-
     def grid_out(self, out):
         result = self.lib.to_numpy(self.compute(0))
         out[:] = result.reshape(-1)
 
     # -- probes: rows of (a, b) factors built from a background and the two masks --
 
-    def background(self, np, row, active, values):
-        key = int(row[0])
+    def background(self, np, row, active, values, dtype=None):
+        """A background's a factors as a row (cached by id and values: ids are unique in the gate)."""
+        key = (int(row[0]), float(values[0]), dtype)
         cached = self.backgrounds.get(key)
         if cached is None:
-            unit_a, unit_b = values[0], values[1]
-            a = np.full(self.n, unit_a)
+            a = np.full(self.n, values[0], dtype=dtype or np.float64)
             if not row[1]:
-                a[:] = 0.0
-                a[active[row[2]:row[2] + row[3]].astype(np.int64)] = unit_a
+                a[:] = 0
+                a[active[row[2]:row[2] + row[3]].astype(np.int64)] = values[0]
             cached = a
             if len(self.backgrounds) > 64:
                 self.backgrounds.clear()
@@ -479,6 +474,53 @@ class Target:
             b_staging[:count] = values[1]
             b_staging[rows, probes[:, 0]] = values[3]
             b_staging[rows, probes[:, 1]] = values[5]
+
+    def stage_vectors(self, probes, lists, backgrounds, active, values):
+        """The sum/dot staging rows, changed in O(1) per probe where a row already holds the probe's
+        background: the two masks of its last probe are put back, the new ones set (as the C++
+        targets' ProbeVectors do), so a call costs the library's work, not n copies per probe."""
+        np = self.np
+        count = len(probes)
+        x, y = self.x, self.y
+        keys = [(int(backgrounds[lists[b], 0]), float(values[0]), float(values[1])) for b in probes[:, 2]]
+        rows = np.arange(count)
+        if self.row_keys is None:
+            self.row_keys = [None] * self.batch
+            self.last = np.zeros((self.batch, 2), dtype=np.int64)
+        kept = [p for p in range(count) if self.row_keys[p] == keys[p]]
+        if len(kept) < count:
+            for p in range(count):
+                if self.row_keys[p] != keys[p]:
+                    x[p] = self.background(np, backgrounds[lists[probes[p, 2]]], active, values, self.stage)
+                    if y is not None:
+                        y[p] = values[1]
+                    self.row_keys[p] = keys[p]
+        if kept:
+            kept = np.asarray(kept)
+            for column in (0, 1):
+                leaves = self.last[kept, column]
+                bg = [self.background(np, backgrounds[lists[probes[p, 2]]], active, values, self.stage) for p in kept]
+                x[kept, leaves] = [row[leaf] for row, leaf in zip(bg, leaves)]
+                if y is not None:
+                    y[kept, leaves] = values[1]
+        x[rows, probes[:, 0]] = values[2]
+        x[rows, probes[:, 1]] = values[4]
+        if y is not None:
+            y[rows, probes[:, 0]] = values[3]
+            y[rows, probes[:, 1]] = values[5]
+        self.last[:count, 0] = probes[:, 0]
+        self.last[:count, 1] = probes[:, 1]
+
+    def scalars(self, count, outputs):
+        """The outputs of `count` single-output inputs; NumPy's scalars convert in one go."""
+        results = [self.compute(p) for p in range(count)]
+        if self.lib.name == "numpy":
+            try:
+                outputs[:] = self.np.asarray(results, dtype=self.np.float64)
+                return
+            except (TypeError, ValueError):
+                pass
+        outputs[:] = [float(r.item()) if hasattr(r, "item") else float(r) for r in results]
 
     def fill_shared(self, placement, value):
         other = self.op_b if placement == "rows" else self.op_a
@@ -527,9 +569,8 @@ class Target:
                 else:
                     if count > self.batch:
                         raise Failure("internal", "a call with more probes than max_batch")
-                    self.stage_probes(self.x, self.y, call_probes, call_lists, backgrounds, active, values)
-                    for p in range(count):
-                        outputs[out_at + p] = self.scalar(p)
+                    self.stage_vectors(call_probes, call_lists, backgrounds, active, values)
+                    self.scalars(count, outputs[out_at:out_at + count])
                     out_at += count
                 done += 1
         except Failure as failure:
@@ -564,11 +605,11 @@ class Target:
                     self.grid_out(outputs[out_at:out_at + size])
                     out_at += size
                 else:
+                    self.row_keys = None  # the rows no longer hold backgrounds
                     self.x[:rows] = inputs
                     if self.y is not None:
                         self.y[:rows] = 1 if factors is None else factors[None, :n]
-                    for p in range(rows):
-                        outputs[out_at + p] = self.scalar(p)
+                    self.scalars(rows, outputs[out_at:out_at + rows])
                     out_at += rows
                 done += 1
         except Failure as failure:
