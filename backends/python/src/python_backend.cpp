@@ -13,6 +13,7 @@
 
 #include "fprev/blas/kernel_family.hpp"
 #include "fprev/blas/platform.hpp"
+#include "fprev/python/python_backend.hpp"
 #include "fprev/python/python_case.hpp"
 #include "fprev/worker.hpp"
 
@@ -156,9 +157,6 @@ class PythonBackend final : public Backend {
                            {"MKL_NUM_THREADS", threads}, {"PYTHONDONTWRITEBYTECODE", "1"}};
     if (!s.capability.empty()) command.environment.emplace_back("ATEN_CPU_CAPABILITY", s.capability);
     if (family != nullptr) command.environment.emplace_back("OPENBLAS_CORETYPE", std::string(family->openblas));
-    if (s.device == "cuda" && !s.python_named && std::getenv("CUDA_VISIBLE_DEVICES") == nullptr) {
-      // nothing to add: the library finds the GPU itself
-    }
 
     Params settings = resolve_params(instance_param_specs(), params, "python backend");
     std::unique_ptr<BackendInstance> inner;
@@ -220,10 +218,11 @@ class PythonBackend final : public Backend {
 };
 
 }  // namespace
+
+std::unique_ptr<Backend> make_backend() { return std::make_unique<PythonBackend>(); }
+
 }  // namespace python
 
-void register_python_backend(BackendRegistry& registry) {
-  registry.add(std::make_unique<python::PythonBackend>());
-}
+void register_python_backend(BackendRegistry& registry) { registry.add(python::make_backend()); }
 
 }  // namespace fprev
