@@ -51,3 +51,6 @@ install(FILES ${PROJECT_BINARY_DIR}/fprev_goldenConfig.cmake
 # Everything `cmake --install` needs, and nothing else (no tests, no benchmarks): what
 # scripts/test-package builds with the plain default options before installing.
 add_custom_target(fprev_installable DEPENDS fprev_framework fprev-golden fprev-golden-worker ${FPREV_INSTALLED_MODULES})
+if(TARGET fprev_python_worker)
+  add_dependencies(fprev_installable fprev_python_worker)  # the python backend's worker script
+endif()

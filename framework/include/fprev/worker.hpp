@@ -69,6 +69,18 @@ struct WorkerCommand {
 // backend `name`, compiled in or a module. $FPREV_WORKER_PROGRAM names another program.
 WorkerCommand native_worker_command(std::string_view backend_name);
 
+// The folder of the worker programs (lib/fprev-golden/ beside the framework library, in the build
+// tree as installed): fprev-golden-worker, the python backend's fprev_python_worker.py.
+std::string worker_directory();
+
+// An instance opened in a new worker started with `command`: for a backend whose worker is not
+// fprev-golden-worker (the python backend's is a Python script speaking the same protocol). Its
+// targets each get a worker of their own, as supervised_backend's do; `label` names it in
+// diagnostics ("python backend"). Throws what the worker's open replies (ConfigError,
+// BackendUnavailable) and TargetFault.
+std::unique_ptr<BackendInstance> open_instance_in_worker(const WorkerCommand& command, const Params& settings,
+                                                         std::string label);
+
 // The backend `backend` with its instances and targets in workers started with `command`. Its
 // settings, case parameters and static checks stay in this process (they load nothing); open()
 // starts a worker, and every target gets a worker of its own (a probe stream: one worker each).

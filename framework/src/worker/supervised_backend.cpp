@@ -471,18 +471,28 @@ class ModuleInWorker final : public Backend {
 std::string worker_program() {
   if (const char* program = std::getenv("FPREV_WORKER_PROGRAM"); program != nullptr && *program != '\0')
     return program;
+  const std::string directory = worker_directory();
+  return directory.empty() ? "fprev-golden-worker" : directory + "/fprev-golden-worker";
+}
+
+}  // namespace
+}  // namespace worker
+
+std::string worker_directory() {
   static const char anchor = 0;
   Dl_info info{};
   if (dladdr(&anchor, &info) != 0 && info.dli_fname != nullptr && *info.dli_fname != '\0') {
     std::error_code error;
     const auto library = std::filesystem::canonical(info.dli_fname, error);
-    if (!error) return (library.parent_path() / "fprev-golden" / "fprev-golden-worker").string();
+    if (!error) return (library.parent_path() / "fprev-golden").string();
   }
-  return "fprev-golden-worker";
+  return "";
 }
 
-}  // namespace
-}  // namespace worker
+std::unique_ptr<BackendInstance> open_instance_in_worker(const WorkerCommand& command, const Params& settings,
+                                                         std::string label) {
+  return worker::open_in_worker(command, settings, std::move(label));
+}
 
 WorkerCommand native_worker_command(std::string_view backend_name) {
   return {{worker::worker_program(), "--backend", std::string(backend_name)}, {}};

@@ -1,0 +1,114 @@
+// The python backend's gate side: case and setting checks, and the refusals made before any
+// interpreter starts (CPU features of an injected host, an interpreter that does not exist).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "fprev/python/python_backend.hpp"
+#include "fprev/python/python_case.hpp"
+
+namespace fprev::python {
+namespace {
+
+Params resolved_case(Params given) { return resolve_params(case_param_specs(), given, "test"); }
+
+std::string config_parameter(const Params& given) {
+  try {
+    check_case(resolved_case(given));
+  } catch (const ConfigError& e) {
+    return e.parameter();
+  }
+  return "accepted";
+}
+
+TEST(PythonCase, ShapesFollowTheOp) {
+  EXPECT_EQ(config_parameter({{"op", "sum"}, {"n", "1000"}}), "accepted");
+  EXPECT_EQ(config_parameter({{"op", "sum"}, {"n", "10"}, {"m", "3"}}), "m");
+  EXPECT_EQ(config_parameter({{"op", "dot"}, {"n", "10"}, {"trans", "T"}}), "trans");
+  EXPECT_EQ(config_parameter({{"op", "gemv"}, {"n", "10"}}), "m");
+  EXPECT_EQ(config_parameter({{"op", "gemv"}, {"n", "10"}, {"m", "4"}, {"trans", "NN"}}), "trans");
+  EXPECT_EQ(config_parameter({{"op", "gemv"}, {"n", "10"}, {"m", "4"}, {"k", "4"}}), "k");
+  EXPECT_EQ(config_parameter({{"op", "gemm"}, {"n", "10"}, {"m", "4"}}), "k");
+  EXPECT_EQ(config_parameter({{"op", "gemm"}, {"n", "10"}, {"m", "4"}, {"k", "4"}, {"trans", "T"}}), "trans");
+  EXPECT_EQ(config_parameter({{"op", "gemm"}, {"n", "10"}, {"m", "4"}, {"k", "4"}, {"trans", "TN"}}), "accepted");
+  // A reveal that would take longer than a week is refused on the reduction's parameter.
+  EXPECT_EQ(config_parameter({{"op", "gemm"}, {"n", "1000000"}, {"m", "1000000"}, {"k", "1000000"}}), "k");
+}
+
+TEST(PythonSettings, CheckedAgainstEachOther) {
+  const auto parameter = [](const Params& given) -> std::string {
+    try {
+      parse_settings(given);
+    } catch (const ConfigError& e) {
+      return e.parameter();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(parameter({{"library", "torch"}, {"capability", "avx512"}}), "accepted");
+  EXPECT_EQ(parameter({{"library", "numpy"}, {"capability", "avx2"}}), "capability");
+  EXPECT_EQ(parameter({{"library", "numpy"}, {"device", "cuda"}}), "device");
+  EXPECT_EQ(parameter({{"library", "torch"}, {"device", "cuda"}, {"blas_kernel", "Haswell"}}), "blas_kernel");
+  EXPECT_EQ(parameter({{"function", "mysums.total"}}), "function");
+  EXPECT_EQ(parameter({{"function", "mysums:total"}}), "accepted");
+  EXPECT_EQ(parameter({{"library", "tensorflow"}}), "library");
+  EXPECT_FALSE(parse_settings({}).python_named);
+  EXPECT_EQ(parse_settings({}).python, "python3");
+  EXPECT_TRUE(parse_settings({{"python", "/usr/bin/python3"}}).python_named);
+}
+
+// A host described by a cpuinfo file (FPREV_BLAS_CPUINFO, limited to this CPU's features): the
+// capability and the kernel family it cannot run are skips naming what it lacks, whatever this CPU is.
+class SimulatedHost : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() / ("fprev_python_cpuinfo_" + std::to_string(::getpid()));
+    std::ofstream(path_) << "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: a CPU with SSE2 only\n"
+                            "flags\t\t: fpu sse2 pni\n\n";
+    ::setenv("FPREV_BLAS_CPUINFO", path_.c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("FPREV_BLAS_CPUINFO");
+    std::filesystem::remove(path_);
+  }
+  static BackendUnavailable refusal(const Params& settings) {
+    try {
+      make_backend()->open(settings);
+    } catch (const BackendUnavailable& e) {
+      return e;
+    }
+    return BackendUnavailable("opened", Unavailability::unusable);
+  }
+  std::filesystem::path path_;
+};
+
+TEST_F(SimulatedHost, CapabilityTheCpuCannotRunIsASkip) {
+  const BackendUnavailable e = refusal({{"library", "torch"}, {"capability", "avx512"}, {"python", "/nonexistent/python"}});
+  EXPECT_EQ(e.reason(), Unavailability::host_cannot_run);
+  EXPECT_NE(std::string(e.what()).find("avx512f"), std::string::npos) << e.what();
+}
+
+TEST_F(SimulatedHost, KernelFamilyTheCpuCannotRunIsASkip) {
+  const BackendUnavailable e = refusal({{"blas_kernel", "Sandybridge"}, {"python", "/nonexistent/python"}});
+  EXPECT_EQ(e.reason(), Unavailability::host_cannot_run);
+  EXPECT_NE(std::string(e.what()).find("avx"), std::string::npos) << e.what();
+}
+
+TEST(PythonBackend, NamedInterpreterThatDoesNotExistIsAFailure) {
+  const BackendUnavailable e = [] {
+    try {
+      make_backend()->open({{"python", "/nonexistent/python3"}});
+    } catch (const BackendUnavailable& refused) {
+      return refused;
+    }
+    return BackendUnavailable("opened", Unavailability::not_installed);
+  }();
+  EXPECT_EQ(e.reason(), Unavailability::unusable);
+  EXPECT_NE(std::string(e.what()).find("/nonexistent/python3"), std::string::npos) << e.what();
+}
+
+}  // namespace
+}  // namespace fprev::python
