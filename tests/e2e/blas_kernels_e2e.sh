@@ -21,11 +21,12 @@ ok() { echo "ok   - $1"; }
 bad() { echo "FAIL - $1"; failures=$((failures+1)); }
 has_flag() { grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -qx "$1"; }
 
-# The families this CPU can run, of the three the shipped suite uses.
+# The families this CPU can run, of the three the shipped suite uses, as the tool itself decides
+# (a VM may hide a flag a family needs, e.g. abm, although the CPU has AVX2).
+runnable=$("$FG" env 2>/dev/null | sed -n 's/^ *kernel_families_runnable: //p')
+can_run() { tr -d ' ' <<<"$runnable" | tr ',' '\n' | grep -qx "$1"; }
 families=()
-has_flag avx && families+=(Sandybridge)
-has_flag avx2 && has_flag fma && families+=(Haswell)
-has_flag avx512f && has_flag avx512bw && families+=(SkylakeX)
+for family in Sandybridge Haswell SkylakeX; do can_run "$family" && families+=("$family"); done
 [ ${#families[@]} -ge 2 ] || { echo "SKIP: this CPU runs fewer than two kernel families"; exit 77; }
 
 # ---- 1. forced in one run == forced by OpenBLAS itself in separate processes ----------------
@@ -63,6 +64,9 @@ cmp -s <(tree_of "$work/one-run/$first-t1/forced/ob-$first/$g") \
   bad "$first and $second gave the same sgemm tree" || ok "$first and $second give different sgemm trees"
 
 # ---- 2. simulated hosts ---------------------------------------------------------------------
+# A simulated host is limited to this machine's features: it shows what it should only where this
+# machine runs Haswell.
+if can_run Haswell; then
 cd "$ROOT"
 counts() { tail -n1 "$1" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/p'; }
 AVX2=$DATA/cpuinfo-amd-epyc-zen3-avx2.txt
@@ -86,6 +90,10 @@ if has_flag avx512f; then
     ok "a simulated AMD EPYC Zen 4 runs all $total cases against the same goldens" ||
     { bad "simulated AMD EPYC"; tail -n1 "$work/epyc"; }
 fi
+else
+  echo "skip - simulated hosts: this machine cannot run the Haswell kernels (runnable: $runnable)"
+fi
+cd "$ROOT"
 
 # ---- 3. an unloadable library is an error, never a skip -------------------------------------
 FPREV_BLAS_LIBRARY=/nonexistent/libopenblas.so.0 "$FG" check --no-pending --suite blas-cpu --exclude-label long >"$work/nope" 2>&1
