@@ -12,6 +12,21 @@ include(CMakePackageConfigHelpers)
 file(RELATIVE_PATH fprev_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
 set_target_properties(fprev-golden PROPERTIES INSTALL_RPATH "$ORIGIN/${fprev_bin_to_lib}")
 
+# CMAKE_NO_BUILTIN_CHRPATH (top-level CMakeLists.txt) installs relinked copies of the binaries
+# (their build-tree RUNPATH then needs no padding, whose empty entry would mean the current
+# directory). `cmake --install` alone does not make those copies: the first install step does, so
+# that `cmake --build build && cmake --install build --prefix P` works as documented.
+if(CMAKE_GENERATOR MATCHES "Makefiles")
+  set(fprev_relink_target "preinstall/fast")  # relinks the installed targets only, builds nothing else
+else()
+  set(fprev_relink_target "preinstall")
+endif()
+install(CODE "
+  execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${PROJECT_BINARY_DIR}\" --target ${fprev_relink_target}
+                  RESULT_VARIABLE fprev_relinked OUTPUT_QUIET)
+  if(NOT fprev_relinked EQUAL 0)
+    message(FATAL_ERROR \"could not relink the binaries for installation (cmake --build ${PROJECT_BINARY_DIR} --target ${fprev_relink_target})\")
+  endif()")
 install(TARGETS fprev_framework fprev-golden EXPORT fprev_goldenTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
