@@ -32,6 +32,10 @@ install(TARGETS fprev_framework fprev-golden EXPORT fprev_goldenTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The worker foreign backends run in (fprev/worker.hpp), where the framework looks for it.
 install(TARGETS fprev-golden-worker RUNTIME DESTINATION ${FPREV_INSTALL_MODULEDIR})
+# Distributed mode's MPI transports (framework/mpi_transport), loaded from beside the worker.
+if(FPREV_MPI_TRANSPORTS)
+  install(PROGRAMS ${FPREV_MPI_TRANSPORTS} DESTINATION ${FPREV_INSTALL_MODULEDIR})
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/framework/include/fprev ${FPREV_GENERATED_INCLUDE_DIR}/fprev
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # Backend modules of this build (the CUDA part of cuBLAS), where the installed framework looks.

@@ -127,6 +127,22 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       ->type_name("S")
       ->group(kEngineGroup);
   command
+      .add_option("--mpi", e.mpi,
+                  "distributed mode with this MPI (openmpi, mpich) when the launcher is not recognised "
+                  "by its variables (srun with PMIx); under mpirun or mpiexec it is found by itself. Rank "
+                  "0 runs the engine and reports; every rank hosts workers (README: bigger than one machine)")
+      ->envname("FPREV_MPI")
+      ->check(CLI::IsMember({"openmpi", "mpich"}))
+      ->type_name("IMPL")
+      ->group(kEngineGroup);
+  command
+      .add_option("--streams-per-rank", e.streams_per_rank,
+                  "distributed mode: probe streams each MPI rank hosts (default 1: one rank per core is "
+                  "the MPI norm); a case uses ranks x K streams unless --streams says fewer")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
+      ->type_name("K")
+      ->group(kEngineGroup);
+  command
       .add_option("--worker-memory", e.worker_memory_mb,
                   "resident memory a worker may use, in MiB, before it is killed and the case fails as "
                   "crashed (out of memory) (default 0: half of this machine's memory)")

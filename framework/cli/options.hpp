@@ -33,6 +33,8 @@ struct EngineOptions {
   double watchdog = 60.0;                // --watchdog S: the least time before a worker is declared hung
   std::size_t worker_memory_mb = 0;      // --worker-memory MB: a worker's resident memory limit (0: half the RAM)
   bool no_alignment_check = false;       // --no-alignment-check: offset 0 only (fprev/alignment.hpp)
+  std::string mpi;                       // --mpi IMPL (FPREV_MPI): distributed mode with that MPI
+  std::size_t streams_per_rank = 1;      // --streams-per-rank K: probe streams each rank hosts
 };
 
 // The pictures of show and diff (dot, svg) and of check --html.

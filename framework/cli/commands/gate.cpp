@@ -15,6 +15,7 @@
 #include "../report/reporter.hpp"
 #include "../selection.hpp"
 #include "../version.hpp"
+#include "distributed_mode.hpp"
 #include "engine_options.hpp"
 #include "fprev/runner.hpp"
 
@@ -30,10 +31,13 @@ std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
   } else if (options.ctest) {
     reporters->add(make_ctest_reporter(std::cout));
   } else {
-    const bool progress = !options.quiet && isatty(2) != 0 && !environment_flag("CI");
+    // An MPI launcher gives its ranks a pseudo-terminal whatever its own output is (Open MPI's
+    // mpirun does): a distributed run writes as into a log.
+    const bool distributed = active_distributed_session() != nullptr;
+    const bool progress = !options.quiet && isatty(2) != 0 && !environment_flag("CI") && !distributed;
     // On a terminal a green run lists only what did not pass; a log keeps every row.
     const TableRows rows = options.only_failures ? TableRows::not_passed
-                           : options.all_rows || isatty(1) == 0 ? TableRows::all
+                           : options.all_rows || isatty(1) == 0 || distributed ? TableRows::all
                                                                 : TableRows::not_passed_when_green;
     reporters->add(make_text_reporter(std::cout, raw_standard_error(), progress, rows));
   }
@@ -103,6 +107,9 @@ bool compared_nothing(const GateOptions& options, bool update, const CaseCounts&
 }
 
 int run_gate(const GateOptions& options, bool update) {
+  // Every rank of an MPI job gets here; all but rank 0 serve workers until rank 0 is done.
+  const auto distributed = start_distributed_mode(options.engine);
+  if (distributed && distributed->serving_rank()) return distributed->exit_status();
   const SkipPolicy policy = skip_policy(options, update);
   if (update) refuse_in_ci(options.force, "re-baseline goldens", "Review the change and run update on a developer machine");
   if (options.unreferenced == UnreferencedPolicy::remove)
@@ -125,7 +132,8 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.strict = policy.strict;
   runner_options.tool_version = kToolVersion;
   apply_engine_options(options.engine, runner_options.reveal);
-  runner_options.streams = options.engine.streams;
+  runner_options.streams = requested_streams(options.engine);
+  apply_distributed_options(runner_options.reveal);
   runner_options.check_alignment = !options.engine.no_alignment_check;
   runner_options.max_seconds = options.engine.max_seconds;
   runner_options.max_estimated_seconds = options.max_estimate;

@@ -7,6 +7,7 @@
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
+#include "distributed_mode.hpp"
 #include "engine_options.hpp"
 #include "fprev/backend_module.hpp"
 #include "fprev/alignment.hpp"
@@ -67,6 +68,10 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
       << " s (" << std::setprecision(1)
       << (s.total_seconds > 0 ? 100.0 * s.target_seconds / s.total_seconds : 100.0) << "%";
   if (s.streams > 1) out << ", added up over " << s.streams << " probe streams";
+  if (s.ranks > 1) {
+    out << " on " << s.ranks << " MPI ranks: probes by rank";
+    for (const std::size_t probes : s.rank_probes) out << " " << probes;
+  }
   out << ")\n";
   out << "verified:      " << s.verified_probes << " l(i,j) predictions, " << s.simulated_inputs
       << " random inputs reproduced bitwise\n";
@@ -161,6 +166,9 @@ auto with_module_errors_as_config(const std::string& backend, Step&& step) {
 }  // namespace
 
 int run_reveal(const RevealCommandOptions& options) {
+  // Every rank of an MPI job gets here; all but rank 0 serve workers until rank 0 is done.
+  const auto distributed = start_distributed_mode(options.engine);
+  if (distributed && distributed->serving_rank()) return distributed->exit_status();
   if (options.backend.empty())
     throw UsageError("reveal needs --backend NAME; backends: " + builtin_backends().names());
   const Backend* backend = builtin_backends().find(options.backend);
@@ -179,9 +187,12 @@ int run_reveal(const RevealCommandOptions& options) {
   const OpenedTarget opened =
       with_module_errors_as_config(options.backend, [&] { return open_target(*backend, arguments); });
   const auto target = opened.instance->make_target(opened.case_params);
-  use_probe_streams(reveal_options, options.engine.streams, *opened.instance, opened.case_params);
+  use_probe_streams(reveal_options, requested_streams(options.engine), *opened.instance, opened.case_params);
+  apply_distributed_options(reveal_options);
   try {
-    const RevealResult result = reveal(*target, reveal_options);
+    const std::vector<RankWork> work_before = rank_work();
+    RevealResult result = reveal(*target, reveal_options);
+    record_rank_work(result.stats, work_before);
     // Where the data lies (fprev/alignment.hpp): the order at every offset, by proofs of this one.
     std::optional<AlignmentResult> alignment;
     AlignmentStats alignment_stats;

@@ -227,6 +227,8 @@ Json stats_to_json(const RevealStats& stats) {
   json["confirmed"] = stats.confirmed;
   json["confirm_probes"] = stats.confirm_probes;
   json["streams"] = stats.streams;
+  json["ranks"] = stats.ranks;
+  json["rank_probes"] = stats.rank_probes;
   json["guesses_proven"] = stats.guesses_proven;
   json["guesses_failed"] = stats.guesses_failed;
   return json;

@@ -38,6 +38,7 @@ struct CostEstimate {
   std::size_t probes_per_call = 1;  // max_batch, or the lines of a grid
   double seconds_per_call = 0.0;    // measured (the fastest of a few calls on random inputs)
   std::size_t streams = 1;
+  std::size_t ranks = 1;            // the MPI ranks the streams are spread over (distributed mode)
   double seconds_low = 0.0;         // probes.low's calls over the streams
   double seconds = 0.0;             // probes.expected's
   double seconds_high = 0.0;        // probes.high's

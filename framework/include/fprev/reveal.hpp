@@ -117,6 +117,11 @@ struct RevealStats {
   // Probe streams that measured probes concurrently (1: all on the caller's target). With several,
   // target_seconds adds up the time inside every stream's target, so it can exceed total_seconds.
   std::size_t streams = 1;
+  // Distributed mode (fprev/distributed.hpp): the MPI ranks of the run, and the probes each rank's
+  // workers measured during this reveal (index: rank; verification and confirmation included).
+  // Set by whoever ran the reveal; 1 and empty in a serial run.
+  std::size_t ranks = 1;
+  std::vector<std::size_t> rank_probes;
 };
 
 struct Progress {
@@ -181,6 +186,9 @@ struct RevealOptions {
   // call already carries a probe per row).
   std::size_t streams = 1;
   std::function<std::unique_ptr<Target>()> make_worker;
+  // The MPI ranks the streams are spread over in a distributed run (fprev/distributed.hpp): for
+  // what the cost estimate says. The engine itself does not care where a stream runs.
+  std::size_t ranks = 1;
   // Time budget of one reveal() or verify() in seconds (0: none). Checked between target calls;
   // past it the engine throws RevealOverBudget.
   double max_seconds = 0.0;

@@ -81,6 +81,7 @@ std::string CostEstimate::describe() const {
   os << " x " << format_duration(seconds_per_call) << " per call";
   if (probes_per_call > 1) os << " of " << probes_per_call << " probes";
   if (streams > 1) os << " on " << streams << " streams";
+  if (streams > 1 && ranks > 1) os << " over " << ranks << " MPI ranks";
   os << ": about " << format_duration(seconds);
   if (seconds_low != seconds_high)
     os << " (" << format_duration(seconds_low) << " to " << format_duration(seconds_high) << ")";
@@ -93,6 +94,7 @@ CostEstimate estimate_cost(Target& target, const RevealOptions& options, std::si
   e.probes = model_probe_count(info.n, options.algorithm);
   e.probes_per_call = info.is_grid() ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
   e.streams = info.is_grid() || !options.make_worker ? 1 : std::max<std::size_t>(1, options.streams);
+  e.ranks = std::max<std::size_t>(1, options.ranks);
 
   // Probe calls as the reveal makes them: after the first (which writes the background), a dot
   // target moves two masks and calls the kernel. Formats that cannot mask n summands get a random

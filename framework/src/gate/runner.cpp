@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fprev/confirm.hpp"
+#include "fprev/distributed.hpp"
 #include "fprev/probe_streams.hpp"
 #include "fprev/worker.hpp"
 #include "fprev/source_position.hpp"
@@ -320,6 +321,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   // The case's budget is a hard limit: a worker still inside a call when it runs out is killed
   // (fprev/worker.hpp), where the engine itself can only stop between calls.
   const CaseDeadline deadline(budget_of(c));
+  const std::vector<RankWork> work_before = rank_work();  // distributed mode: per-rank probe counts
   std::unique_ptr<Target> target;
   try {
     instance.instance->validate_case(c.params);
@@ -358,6 +360,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
       try {
         result.stats = confirm(counted, *known, confirm_options);
         result.stats.confirm_probes = probes->load();
+        record_rank_work(result.stats, work_before);
         result.fingerprints = measure_map_fingerprints(*target, *known, &result.fingerprint_stats);
         result.revealed = *known;
         return Outcome::revealed;
@@ -373,6 +376,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
       fail_inconsistent(*refuted);
     result.stats = revealed.stats;
     result.stats.confirm_probes = confirm_probes;
+    record_rank_work(result.stats, work_before);
     result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
     result.revealed = std::move(revealed.map);
     return Outcome::revealed;

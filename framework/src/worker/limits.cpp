@@ -61,8 +61,23 @@ CaseDeadline::~CaseDeadline() {
 }
 
 namespace worker {
+namespace {
+thread_local bool thread_deadline_set = false;
+thread_local std::optional<ActiveDeadline> thread_deadline;
+}  // namespace
+
+ThreadDeadline::ThreadDeadline(std::optional<ActiveDeadline> deadline) {
+  thread_deadline = deadline;
+  thread_deadline_set = true;
+}
+
+ThreadDeadline::~ThreadDeadline() {
+  thread_deadline.reset();
+  thread_deadline_set = false;
+}
 
 std::optional<ActiveDeadline> active_case_deadline() {
+  if (thread_deadline_set) return thread_deadline;
   const double at = deadline_at.load();
   if (at <= 0.0) return std::nullopt;
   const auto time_point = std::chrono::steady_clock::time_point(

@@ -148,6 +148,7 @@ void SharedMemory::create(std::size_t bytes) {
 }
 
 void SharedMemory::reserve(std::size_t bytes) {
+  in_use_ = bytes;
   if (bytes <= size_ && data_ != nullptr) return;
   std::size_t size = std::max<std::size_t>(size_, 1u << 20);
   while (size < bytes) size *= 2;

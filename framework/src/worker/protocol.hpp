@@ -52,6 +52,10 @@ class SharedMemory {
   SharedMemory& operator=(const SharedMemory&) = delete;
   void create(std::size_t bytes);  // the supervisor's: a new memfd
   void reserve(std::size_t bytes);  // grows (supervisor), at least doubling
+  // The bytes the last reserve() asked for: what a request's arrays and its outputs occupy (what
+  // distributed mode copies to another rank and back). reset_in_use() after each request.
+  std::size_t in_use() const { return in_use_; }
+  void reset_in_use() { in_use_ = 0; }
   void map(std::size_t bytes);      // maps `bytes` of the file (worker, after the supervisor grew it)
   int fd() const { return fd_; }
   std::size_t size() const { return size_; }
@@ -66,6 +70,7 @@ class SharedMemory {
   int fd_ = -1;
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t in_use_ = 0;
 };
 
 // Lays out sections of the shared memory, each 8-byte aligned.

@@ -36,26 +36,26 @@ struct InstanceState {
   std::string library;  // "OpenBLAS 0.3.21", once opened
   std::string subject;  // "OpenBLAS 0.3.21 (blas backend)"
   std::mutex mutex;
-  std::vector<std::unique_ptr<WorkerProcess>> idle;
+  std::vector<std::unique_ptr<WorkerChannel>> idle;
 
   // A worker with the instance open: an idle one, or a new one. Throws TargetFault, and the
   // worker's replies to open (ConfigError, BackendUnavailable).
-  std::unique_ptr<WorkerProcess> acquire(Identity* identity = nullptr) {
+  std::unique_ptr<WorkerChannel> acquire(Identity* identity = nullptr) {
     {
       const std::lock_guard lock(mutex);
       while (!idle.empty()) {
-        std::unique_ptr<WorkerProcess> worker = std::move(idle.back());
+        std::unique_ptr<WorkerChannel> worker = std::move(idle.back());
         idle.pop_back();
         if (worker->usable()) return worker;
       }
     }
-    auto worker = std::make_unique<WorkerProcess>(command, subject);
+    auto worker = start_worker(command, subject);
     const Json reply = checked_reply(worker->call({{"op", "open"}, {"params", to_json(settings)}}, {"opening the instance", subject, 0}));
     if (identity != nullptr) *identity = identity_from_json(reply.at("identity"));
     return worker;
   }
 
-  void give_back(std::unique_ptr<WorkerProcess> worker) {
+  void give_back(std::unique_ptr<WorkerChannel> worker) {
     if (!worker || !worker->usable()) return;
     const std::lock_guard lock(mutex);
     idle.push_back(std::move(worker));
@@ -63,7 +63,7 @@ struct InstanceState {
 
   // One request on any worker of the instance.
   Json ask(Json request, const std::string& what) {
-    std::unique_ptr<WorkerProcess> worker = acquire();
+    std::unique_ptr<WorkerChannel> worker = acquire();
     Json reply;
     try {
       reply = worker->call(std::move(request), {what, subject, 0});
@@ -78,7 +78,7 @@ struct InstanceState {
 
 class SupervisedTarget final : public Target {
  public:
-  SupervisedTarget(std::shared_ptr<InstanceState> state, std::unique_ptr<WorkerProcess> worker,
+  SupervisedTarget(std::shared_ptr<InstanceState> state, std::unique_ptr<WorkerChannel> worker,
                    std::uint64_t id, TargetInfo info)
       : state_(std::move(state)), worker_(std::move(worker)), id_(id), info_(std::move(info)),
         subject_(info_.description +
@@ -183,7 +183,7 @@ class SupervisedTarget final : public Target {
                                        " (the first " + describe_leaves(first) + ")"
                                  : "a run of " + std::to_string(calls.size()) + " calls with " +
                                        std::to_string(probes) + " probes (the first " + describe_leaves(first) + ")";
-    run("probes", calls, sections, what, at_outputs, outputs, done);
+    run("probes", calls, sections, what, probes, at_outputs, outputs, done);
   }
 
   void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
@@ -243,7 +243,7 @@ class SupervisedTarget final : public Target {
     for (const ValueBatch& call : calls) rows += call.rows;
     const std::string what = (calls.size() == 1 ? "a call" : "a run of " + std::to_string(calls.size()) + " calls") +
                              " with " + std::to_string(rows) + " value inputs";
-    run("values", calls, sections, what, at_outputs, outputs, done);
+    run("values", calls, sections, what, 0, at_outputs, outputs, done);
   }
 
  private:
@@ -273,7 +273,7 @@ class SupervisedTarget final : public Target {
 
   template <typename Batch>
   void run(const char* op, std::span<const Batch> calls, const Json& sections, const std::string& what,
-           std::size_t at_outputs, std::span<double> outputs, std::size_t& done) {
+           std::size_t probes, std::size_t at_outputs, std::span<double> outputs, std::size_t& done) {
     check_run_shares_layout(calls);
     const Json reply = call({{"op", op},
                              {"target", id_},
@@ -281,7 +281,7 @@ class SupervisedTarget final : public Target {
                              {"offset", calls[0].offset},
                              {"leading_pad", calls[0].leading_pad},
                              {"sections", sections}},
-                            {what, subject_, calls.size()});
+                            {what, subject_, calls.size(), probes});
     if (!reply.value("ok", false)) {
       done = reply.value("done", std::size_t{0});
       checked_reply(reply);
@@ -291,7 +291,7 @@ class SupervisedTarget final : public Target {
   }
 
   std::shared_ptr<InstanceState> state_;
-  std::unique_ptr<WorkerProcess> worker_;
+  std::unique_ptr<WorkerChannel> worker_;
   std::uint64_t id_;
   TargetInfo info_;
   std::string subject_;
@@ -317,7 +317,7 @@ class SupervisedInstance final : public BackendInstance {
   }
 
   std::unique_ptr<Target> make_target(const Params& params) const override {
-    std::unique_ptr<WorkerProcess> worker = state_->acquire();
+    std::unique_ptr<WorkerChannel> worker = state_->acquire();
     Json reply;
     try {
       reply = checked_reply(worker->call({{"op", "make_target"}, {"params", to_json(params)}}, {"making the target", state_->subject, 0}));
@@ -367,7 +367,7 @@ std::unique_ptr<BackendInstance> open_in_worker(const WorkerCommand& command, co
   state->label = subject;
   state->subject = std::move(subject);
   Identity identity;
-  std::unique_ptr<WorkerProcess> worker = state->acquire(&identity);
+  std::unique_ptr<WorkerChannel> worker = state->acquire(&identity);
   state->library = identity.library + (identity.version.empty() ? "" : " " + identity.version);
   state->subject = state->library + " (" + state->label + ")";
   state->give_back(std::move(worker));
@@ -420,7 +420,7 @@ class ModuleInWorker final : public Backend {
     describe();
     if (!error_.empty()) throw BackendModuleError({}, error_);
     const std::lock_guard lock(mutex_);
-    if (!describer_ || !describer_->usable()) describer_ = std::make_unique<WorkerProcess>(command_, subject());
+    if (!describer_ || !describer_->usable()) describer_ = start_worker(command_, subject());
     const Json reply = checked_reply(describer_->call({{"op", "validate_static"}, {"cases", Json::array({to_json(params)})}},
                                                       {"validating a case", subject(), 0}));
     const Json& result = reply.at("results").at(0);
@@ -445,7 +445,7 @@ class ModuleInWorker final : public Backend {
     if (described_) return;
     described_ = true;
     try {
-      describer_ = std::make_unique<WorkerProcess>(command_, subject());
+      describer_ = start_worker(command_, subject());
       const Json reply = checked_reply(describer_->call({{"op", "describe"}}, {"loading the module", subject(), 0}));
       summary_ = reply.at("summary").get<std::string>();
       instance_params_ = param_specs_from_json(reply.at("instance_params"));
@@ -463,7 +463,7 @@ class ModuleInWorker final : public Backend {
   mutable std::string error_;
   mutable std::string summary_;
   mutable std::vector<ParamSpec> instance_params_, case_params_;
-  mutable std::unique_ptr<WorkerProcess> describer_;
+  mutable std::unique_ptr<WorkerChannel> describer_;
 };
 
 // lib/fprev-golden/fprev-golden-worker beside the framework library (the build tree mirrors the

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -78,7 +80,30 @@ std::string format_seconds(double seconds) {
   return os.str();
 }
 
+// Variables by which an MPI launcher tells its ranks who they are, when the gate is itself a rank
+// (distributed mode). A worker is never one of the job's ranks, and an MPI launcher that a worker
+// starts (the mpi backend's) must start a job of its own, not join the gate's.
+bool inside_mpi_job() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_RANK") != nullptr ||
+         std::getenv("PMIX_RANK") != nullptr;
+}
+
+bool is_mpi_job_variable(std::string_view entry) {
+  for (const char* prefix : {"OMPI_", "PMIX_", "PMI_", "HYDRA_", "MPIR_", "OPAL_", "PRTE_", "MPI_LOCAL"})
+    if (entry.starts_with(prefix)) return true;
+  return false;
+}
+
+std::atomic<WorkerPlacement> placement{nullptr};
+
 }  // namespace
+
+void set_worker_placement(WorkerPlacement chosen) { placement = chosen; }
+
+std::unique_ptr<WorkerChannel> start_worker(const WorkerCommand& command, const std::string& subject) {
+  if (const WorkerPlacement chosen = placement.load()) return chosen(command, subject);
+  return std::make_unique<WorkerProcess>(command, subject);
+}
 
 WorkerProcess::WorkerProcess(const WorkerCommand& command, std::string subject)
     : subject_(std::move(subject)) {
@@ -119,11 +144,12 @@ WorkerProcess::WorkerProcess(const WorkerCommand& command, std::string subject)
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
   std::vector<std::string> environment_strings;
+  const bool scrub = inside_mpi_job();
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
     const bool replaced = std::any_of(command.environment.begin(), command.environment.end(),
                                       [&](const auto& v) { return entry.starts_with(v.first + "="); });
-    if (!replaced) environment_strings.emplace_back(entry);
+    if (!replaced && !(scrub && is_mpi_job_variable(entry))) environment_strings.emplace_back(entry);
   }
   for (const auto& [name, value] : command.environment) environment_strings.push_back(name + "=" + value);
   std::vector<char*> envp, argv;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <string>
 
 #include "fprev/worker.hpp"
@@ -21,9 +22,29 @@ struct InFlight {
   std::string what;     // "a run of 12 probe calls, the first A^{0,5} (...)", "open"
   std::string subject;  // "OpenBLAS 0.3.21 sdot float32 n=100 (blas backend)"
   std::size_t calls = 0;  // target calls in the request (0: not a target call): the watchdog
+  std::size_t probes = 0;  // probes those calls carry (counted per rank in distributed runs)
 };
 
-class WorkerProcess {
+// Where a worker's requests go: a process on this machine (WorkerProcess), or one that another MPI
+// rank supervises (distributed mode, src/distributed/remote_worker.hpp). Both have the same
+// contract: call() returns the reply or throws TargetFault, after which the channel is unusable.
+class WorkerChannel {
+ public:
+  virtual ~WorkerChannel() = default;
+  // Sends `request` (its arrays already in shared_memory()) and returns the reply.
+  virtual Json call(Json request, const InFlight& in_flight) = 0;
+  virtual SharedMemory& shared_memory() = 0;
+  virtual bool usable() const = 0;
+};
+
+// A new worker for `command`: on this machine, or, in a distributed run, on the next rank in turn
+// (set_worker_placement). Throws TargetFault and BackendUnavailable as WorkerProcess's constructor.
+std::unique_ptr<WorkerChannel> start_worker(const WorkerCommand& command, const std::string& subject);
+using WorkerPlacement = std::unique_ptr<WorkerChannel> (*)(const WorkerCommand& command, const std::string& subject);
+// Installed by distributed mode; nullptr (the default): every worker on this machine.
+void set_worker_placement(WorkerPlacement placement);
+
+class WorkerProcess final : public WorkerChannel {
  public:
   // Starts the worker and waits for its hello (within the watchdog floor). Throws TargetFault.
   WorkerProcess(const WorkerCommand& command, std::string subject);
@@ -34,9 +55,9 @@ class WorkerProcess {
   // Sends `request` (its arrays already in shared_memory(); its "shm" member is set here) and
   // returns the reply. A fault kills the worker and throws TargetFault; the process is then
   // unusable. An error reply is returned as it is (checked_reply() throws it).
-  Json call(Json request, const InFlight& in_flight);
-  SharedMemory& shared_memory() { return shm_; }
-  bool usable() const { return pid_ > 0 && !faulted_; }
+  Json call(Json request, const InFlight& in_flight) override;
+  SharedMemory& shared_memory() override { return shm_; }
+  bool usable() const override { return pid_ > 0 && !faulted_; }
   pid_t pid() const { return pid_; }
   // The last lines the worker wrote to stdout or stderr (control characters escaped).
   std::string output_tail() const;

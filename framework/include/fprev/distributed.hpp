@@ -1,0 +1,78 @@
+// Distributed mode: one reveal or suite spread over the ranks of an MPI job
+// (`mpirun -np N fprev-golden check|update|reveal ...`, or srun).
+//
+// Rank 0 runs the engine and writes every report, as a serial run would. Every rank, rank 0
+// included, hosts supervised worker processes (fprev/worker.hpp): the worker protocol's messages
+// travel to the other ranks as MPI messages, with the request's arrays beside them. The probes of
+// a wave go to every rank's streams; a target that crashes stays inside its worker process, and
+// its fault names the rank and host. Trees, goldens, probe and call counts equal a serial run's:
+// placement decides where a call runs, never which calls are made.
+//
+// fprev-golden links no MPI: the transport is a plugin (libfprev-mpi-transport-<mpi>.so, built
+// with that MPI's compiler wrapper) loaded only here, so a plain run maps no MPI library.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fprev/reveal.hpp"
+
+namespace fprev {
+
+// Which MPI started this process, from the variables its launcher sets (Open MPI's mpirun:
+// OMPI_COMM_WORLD_SIZE; MPICH's hydra: PMI_SIZE; a PMIx launcher such as srun: PMIX_RANK with
+// the implementation given), or `forced` ("openmpi", "mpich", from --mpi / FPREV_MPI). nullopt:
+// not an MPI job of more than one rank (a serial run).
+struct MpiLaunch {
+  std::string implementation;  // "openmpi" or "mpich"
+  int world_size = 0;          // 0: not known before MPI_Init
+};
+std::optional<MpiLaunch> detect_mpi_launch(const std::string& forced);
+
+// Work done on one rank's workers since the session began (for stats.ranks and the per-rank
+// counts of the JSON report, and the bench).
+struct RankWork {
+  int rank = 0;
+  std::string host;
+  std::size_t probes = 0;  // probes of the probe calls its workers ran
+  std::size_t calls = 0;   // target calls its workers ran
+};
+
+class DistributedSession {
+ public:
+  // Starts MPI through the plugin of `launch.implementation`. On rank 0 it returns with worker
+  // placement installed (every rank in turn); on the other ranks it serves workers until rank 0
+  // ends the session, and then `serving_rank()` is true: the program must exit with
+  // `exit_status()` without doing anything else. Throws std::runtime_error when MPI cannot start.
+  DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank);
+  ~DistributedSession();  // rank 0: tells the other ranks to stop; every rank: MPI_Finalize
+  DistributedSession(const DistributedSession&) = delete;
+  DistributedSession& operator=(const DistributedSession&) = delete;
+
+  bool serving_rank() const;
+  int exit_status() const;
+  int rank() const;
+  int ranks() const;
+  std::string library() const;  // "Open MPI v4.1.4"
+
+  struct State;  // defined where the session is implemented
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// The session running now (rank 0), or nullptr in a serial run.
+const DistributedSession* active_distributed_session();
+// Probe streams a case may use in this run: ranks x streams per rank in a distributed run, 0 (one
+// per core) otherwise.
+std::size_t distributed_streams();
+// The work of every rank so far (one entry per rank, in rank order); empty in a serial run.
+std::vector<RankWork> rank_work();
+// Sets stats.ranks and stats.rank_probes from the work done since `before` (rank_work() taken
+// when the reveal began). Leaves a serial run's stats as they are.
+void record_rank_work(RevealStats& stats, const std::vector<RankWork>& before);
+
+}  // namespace fprev

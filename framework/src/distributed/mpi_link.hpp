@@ -1,0 +1,74 @@
+// The MPI messages of a distributed run, through a transport plugin loaded on demand
+// (framework/mpi_transport/transport_abi.h): fprev-golden links no MPI library, so a plain run
+// maps none. Every plugin call is serialised here (MPI_THREAD_SERIALIZED) and every wait polls
+// with a growing sleep, so that waiting ranks leave the cores to the targets.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+struct fprev_mpi_transport;
+
+namespace fprev::distributed {
+
+// A message as it travels: a JSON header and the bytes of the arrays that go with it.
+struct Message {
+  std::string header;   // JSON text
+  std::string payload;  // raw bytes (shared memory contents)
+};
+std::string encode_message(const Message& message);  // 4-byte length of the header, header, payload
+Message decode_message(std::string bytes);           // throws std::runtime_error on a short message
+
+class MpiLink {
+ public:
+  // Loads the plugin of `implementation` ("openmpi", "mpich") from the worker directory and
+  // initialises MPI. Throws std::runtime_error with what failed (no plugin built, dlopen, init).
+  explicit MpiLink(const std::string& implementation);
+  ~MpiLink();  // MPI_Finalize
+  MpiLink(const MpiLink&) = delete;
+  MpiLink& operator=(const MpiLink&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const std::string& host() const { return host_; }
+  std::string library() const;  // "Open MPI v4.1.4"
+
+  // Sends and waits until MPI has taken the message (the lock is released between polls).
+  void send(int dest, int tag, const std::string& bytes);
+  // A message from `source` (-1: any) with `tag` (-1: any), if one has arrived; its source and tag
+  // are set. Does not wait.
+  std::optional<std::string> try_receive(int source, int tag, int& from, int& with_tag);
+  // Waits for a message from `source` with `tag`. `still_waiting` is called between polls (about
+  // every millisecond once idle) and may throw to stop waiting.
+  template <typename KeepWaiting>
+  std::string receive(int source, int tag, KeepWaiting still_waiting) {
+    Backoff backoff;
+    for (;;) {
+      int from = 0, with_tag = 0;
+      if (auto bytes = try_receive(source, tag, from, with_tag)) return std::move(*bytes);
+      still_waiting();
+      backoff.pause();
+    }
+  }
+  [[noreturn]] void abort_job(int status);
+
+  // Sleeps 20 us, doubling up to 1 ms.
+  struct Backoff {
+    unsigned microseconds = 20;
+    void pause();
+    void reset() { microseconds = 20; }
+  };
+
+ private:
+  void* handle_ = nullptr;
+  const fprev_mpi_transport* transport_ = nullptr;
+  std::mutex mutex_;
+  int rank_ = 0;
+  int size_ = 1;
+  std::string host_;
+};
+
+}  // namespace fprev::distributed

@@ -1,0 +1,209 @@
+// Distributed mode's session (fprev/distributed.hpp): MPI through the transport plugin, the
+// placement of workers over the ranks, and the work each rank did.
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include "distributed/remote_worker.hpp"
+#include "distributed/wire.hpp"
+#include "fprev/distributed.hpp"
+
+namespace fprev {
+namespace distributed {
+namespace {
+
+using worker::Json;
+
+// Counts the work of a worker on this rank (rank 0's own share).
+class CountedLocalWorker final : public worker::WorkerChannel {
+ public:
+  CountedLocalWorker(std::unique_ptr<worker::WorkerProcess> process, RankWork& work, std::mutex& mutex)
+      : process_(std::move(process)), work_(work), mutex_(mutex) {}
+  Json call(Json request, const worker::InFlight& in_flight) override {
+    Json reply = process_->call(std::move(request), in_flight);
+    const std::lock_guard lock(mutex_);
+    work_.probes += in_flight.probes;
+    work_.calls += in_flight.calls;
+    return reply;
+  }
+  worker::SharedMemory& shared_memory() override { return process_->shared_memory(); }
+  bool usable() const override { return process_->usable(); }
+
+ private:
+  std::unique_ptr<worker::WorkerProcess> process_;
+  RankWork& work_;
+  std::mutex& mutex_;
+};
+
+// Counts the work of a worker on another rank, and gives its tag back when it goes.
+class CountedRemoteWorker final : public worker::WorkerChannel {
+ public:
+  CountedRemoteWorker(std::unique_ptr<RemoteWorker> remote, RankWork& work, std::mutex& mutex,
+                      std::function<void(int)> release_tag)
+      : remote_(std::move(remote)), work_(work), mutex_(mutex), release_tag_(std::move(release_tag)) {}
+  ~CountedRemoteWorker() override {
+    const int tag = remote_->tag();
+    remote_.reset();
+    release_tag_(tag);
+  }
+  Json call(Json request, const worker::InFlight& in_flight) override {
+    Json reply = remote_->call(std::move(request), in_flight);
+    const std::lock_guard lock(mutex_);
+    work_.probes += in_flight.probes;
+    work_.calls += in_flight.calls;
+    return reply;
+  }
+  worker::SharedMemory& shared_memory() override { return remote_->shared_memory(); }
+  bool usable() const override { return remote_->usable(); }
+
+ private:
+  std::unique_ptr<RemoteWorker> remote_;
+  RankWork& work_;
+  std::mutex& mutex_;
+  std::function<void(int)> release_tag_;
+};
+
+}  // namespace
+}  // namespace distributed
+
+struct DistributedSession::State {
+  std::unique_ptr<distributed::MpiLink> link;
+  std::size_t streams_per_rank = 1;
+  bool serving = false;
+  int status = 0;
+  std::mutex mutex;  // work, free tags
+  std::vector<RankWork> work;
+  std::set<int> tags_in_use;
+  std::atomic<std::size_t> next_placement{0};
+};
+
+namespace {
+std::atomic<DistributedSession*> active_session{nullptr};
+DistributedSession::State* active_state = nullptr;
+
+std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command, const std::string& subject) {
+  DistributedSession::State& s = *active_state;
+  const int ranks = s.link->size();
+  const int rank = static_cast<int>(s.next_placement++ % static_cast<std::size_t>(ranks));
+  if (rank == 0)
+    return std::make_unique<distributed::CountedLocalWorker>(std::make_unique<worker::WorkerProcess>(command, subject),
+                                                             s.work[0], s.mutex);
+  int tag = distributed::kFirstWorkerTag;
+  {
+    const std::lock_guard lock(s.mutex);
+    while (s.tags_in_use.count(tag) != 0) ++tag;
+    if (tag > distributed::kLastWorkerTag)
+      throw TargetError("distributed mode: more than " + std::to_string(distributed::kLastWorkerTag - 1) +
+                        " workers at once");
+    s.tags_in_use.insert(tag);
+  }
+  auto release = [&s](int t) {
+    const std::lock_guard lock(s.mutex);
+    s.tags_in_use.erase(t);
+  };
+  try {
+    auto remote = std::make_unique<distributed::RemoteWorker>(*s.link, rank, s.work[static_cast<std::size_t>(rank)].host,
+                                                              tag, command, subject);
+    return std::make_unique<distributed::CountedRemoteWorker>(std::move(remote), s.work[static_cast<std::size_t>(rank)],
+                                                              s.mutex, release);
+  } catch (...) {
+    release(tag);
+    throw;
+  }
+}
+
+bool has(const char* name) { return std::getenv(name) != nullptr && *std::getenv(name) != '\0'; }
+int number(const char* name) { return has(name) ? std::atoi(std::getenv(name)) : 0; }
+}  // namespace
+
+std::optional<MpiLaunch> detect_mpi_launch(const std::string& forced) {
+  if (!forced.empty() && forced != "openmpi" && forced != "mpich")
+    throw ConfigError("mpi", "--mpi (FPREV_MPI) is 'openmpi' or 'mpich', not '" + forced + "'");
+  MpiLaunch launch;
+  if (has("OMPI_COMM_WORLD_SIZE")) {
+    launch = {"openmpi", number("OMPI_COMM_WORLD_SIZE")};
+  } else if (has("PMI_SIZE")) {
+    launch = {"mpich", number("PMI_SIZE")};
+  } else if (!forced.empty() && (has("PMIX_RANK") || has("SLURM_PROCID") || has("PMI_RANK"))) {
+    launch = {forced, number("SLURM_NTASKS")};
+  } else {
+    if (!forced.empty())
+      throw ConfigError("mpi", "--mpi " + forced + ": this process was not started by an MPI launcher "
+                               "(mpirun, mpiexec, srun); run `mpirun -np N fprev-golden ...`");
+    return std::nullopt;
+  }
+  if (!forced.empty()) launch.implementation = forced;
+  if (launch.world_size == 1) return std::nullopt;  // one rank: a serial run, no MPI needed
+  return launch;
+}
+
+DistributedSession::DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank)
+    : state_(std::make_unique<State>()) {
+  state_->link = std::make_unique<distributed::MpiLink>(launch.implementation);
+  state_->streams_per_rank = std::max<std::size_t>(1, streams_per_rank);
+  distributed::MpiLink& link = *state_->link;
+  if (link.rank() != 0) {
+    state_->serving = true;
+    state_->status = distributed::serve_rank(link);
+    return;
+  }
+  state_->work.resize(static_cast<std::size_t>(link.size()));
+  state_->work[0] = {0, link.host(), 0, 0};
+  // Every serving rank says hello with its host: the job is whole before any work is placed.
+  for (int r = 1; r < link.size(); ++r) {
+    const std::string bytes = link.receive(r, distributed::kControlTag, [] {});
+    const worker::Json hello = worker::Json::parse(distributed::decode_message(bytes).header, nullptr, false);
+    state_->work[static_cast<std::size_t>(r)] = {r, hello.is_object() ? hello.value("host", "?") : "?", 0, 0};
+  }
+  active_state = state_.get();
+  active_session = this;
+  worker::set_worker_placement(&place_worker);
+}
+
+DistributedSession::~DistributedSession() {
+  if (!state_->serving) {
+    worker::set_worker_placement(nullptr);
+    active_session = nullptr;
+    active_state = nullptr;
+    const std::string shutdown = distributed::encode_message({worker::Json{{"op", "shutdown"}}.dump(), {}});
+    for (int r = 1; r < state_->link->size(); ++r) {
+      try {
+        state_->link->send(r, distributed::kControlTag, shutdown);
+      } catch (const std::exception&) {
+        // a rank that is gone: MPI_Finalize below reports it
+      }
+    }
+  }
+  state_->link.reset();  // MPI_Finalize
+}
+
+bool DistributedSession::serving_rank() const { return state_->serving; }
+int DistributedSession::exit_status() const { return state_->status; }
+int DistributedSession::rank() const { return state_->link->rank(); }
+int DistributedSession::ranks() const { return state_->link->size(); }
+std::string DistributedSession::library() const { return state_->link->library(); }
+
+const DistributedSession* active_distributed_session() { return active_session.load(); }
+
+std::size_t distributed_streams() {
+  if (active_state == nullptr) return 0;
+  return static_cast<std::size_t>(active_state->link->size()) * active_state->streams_per_rank;
+}
+
+void record_rank_work(RevealStats& stats, const std::vector<RankWork>& before) {
+  const std::vector<RankWork> now = rank_work();
+  if (now.empty()) return;
+  stats.ranks = now.size();
+  stats.rank_probes.assign(now.size(), 0);
+  for (std::size_t r = 0; r < now.size(); ++r)
+    stats.rank_probes[r] = now[r].probes - (r < before.size() ? before[r].probes : 0);
+}
+
+std::vector<RankWork> rank_work() {
+  if (active_state == nullptr) return {};
+  const std::lock_guard lock(active_state->mutex);
+  return active_state->work;
+}
+
+}  // namespace fprev
