@@ -284,7 +284,7 @@ GoldenListing list_goldens(const std::filesystem::path& root);
 // ---- helpers for callers ------------------------------------------------------------------------
 
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
-std::string utc_timestamp_now();
+std::string utc_timestamp_now();  // or $SOURCE_DATE_EPOCH's time when set (reproducible recordings)
 
 // "OpenBLAS 0.3.21 (DYNAMIC_ARCH Haswell)" from the library fields.
 std::string golden_identity(const GoldenMetadata& meta);

@@ -287,7 +287,14 @@ void remove_empty_directories(const fs::path& directory, const fs::path& root) {
 }  // namespace detail
 
 std::string utc_timestamp_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  // SOURCE_DATE_EPOCH (reproducible-builds.org): a fixed time, so that two recordings of the same
+  // goldens (a serial and a distributed run, two CI jobs) are byte for byte the same files.
+  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"); epoch != nullptr && *epoch != '\0') {
+    char* end = nullptr;
+    const long long seconds = std::strtoll(epoch, &end, 10);
+    if (end != nullptr && *end == '\0' && seconds >= 0) now = static_cast<std::time_t>(seconds);
+  }
   std::tm utc{};
   ::gmtime_r(&now, &utc);
   char buffer[32];

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Distributed mode (README "Bigger than one machine"): `mpirun -np N fprev-golden ...` on one host
+# (--oversubscribe) must give what a serial run gives: the same tree, probe and target-call counts
+# and fingerprint for a single-output target (dot) and a grid target (gemm), the same report and
+# byte-identical goldens for a suite, with Open MPI (2 and 4 ranks) and MPICH; the JSON names the
+# ranks and the probes each measured (they add up to the reveal's). A library that crashes or hangs
+# on another rank is a named fault that says which rank; the job still ends and reports.
+# Exit 77 (a CTest skip) when Open MPI or the transport plugin is missing.
+# usage: distributed_e2e.sh <fprev-golden> <source root> <fault-injection BLAS> <folder of the worker and plugins>
+set -uo pipefail
+FG=$1 ROOT=$2 FAULT_BLAS=$3 PLUGINS=$4
+source "$ROOT/tests/e2e/e2e_lib.sh"
+unset FPREV_MPI FPREV_WORKERS FPREV_GOLDEN_DIR
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+openmpi=$(command -v mpirun.openmpi || true)
+mpich=$(command -v mpiexec.mpich || true)
+if [ -z "$openmpi" ] || [ ! -f "$PLUGINS/libfprev-mpi-transport-openmpi.so" ]; then
+  echo "SKIP: Open MPI (mpirun.openmpi) or its transport plugin (built with mpicxx.openmpi) is not here"; exit 77
+fi
+# OpenBLAS's Prescott kernels run on every x86-64 CPU: nothing here depends on the host's family.
+blas=(--backend blas --kernel Prescott --threads 1)
+# The parts of a reveal's JSON a distributed run must reproduce exactly.
+essence() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["stats"]
+print(json.dumps([d["tree"], d["classes"], s["probes"], s["target_calls"], d["fingerprint"], d["alignment"]], sort_keys=True))
+' "$1"; }
+
+# 1. dot (single output, probe streams): serial with 2 streams vs 2 and 4 ranks.
+"$FG" reveal "${blas[@]}" --op dot --dtype float32 --n 3000 --json --streams 2 >serial-dot.json 2>serial-dot.err
+expect_status 0 $? "serial reveal of sdot n=3000"
+for ranks in 2 4; do
+  "$openmpi" -np $ranks "$FG" reveal "${blas[@]}" --op dot --dtype float32 --n 3000 --json >dist-dot-$ranks.json 2>dist-dot-$ranks.err
+  expect_status 0 $? "mpirun -np $ranks reveal of sdot n=3000"
+  if [ "$(essence serial-dot.json)" = "$(essence dist-dot-$ranks.json)" ]; then
+    pass "$ranks ranks: the tree, probes, target calls, fingerprint and alignment of the serial run"
+  else
+    fail "$ranks ranks: differs from the serial run"; diff <(essence serial-dot.json) <(essence dist-dot-$ranks.json) | head -5
+  fi
+  python3 - dist-dot-$ranks.json $ranks <<'PY' && pass "$ranks ranks: stats.ranks and rank_probes (every rank measured, the sum is the probes)" || fail "$ranks ranks: stats.ranks / rank_probes"
+import json, sys
+s = json.load(open(sys.argv[1]))["stats"]
+ranks = int(sys.argv[2])
+assert s["ranks"] == ranks, s["ranks"]
+assert s["streams"] == ranks, s["streams"]
+assert len(s["rank_probes"]) == ranks and all(p > 0 for p in s["rank_probes"]), s["rank_probes"]
+assert sum(s["rank_probes"]) == s["probes"], (s["rank_probes"], s["probes"])
+PY
+done
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stats"]; sys.exit(0 if s["ranks"] == 1 and s["rank_probes"] == [] else 1)' serial-dot.json \
+  && pass "a serial run says 1 rank" || fail "a serial run's stats.ranks"
+
+# 2. gemm: a grid target (an order map's classes), on 3 ranks.
+"$FG" reveal "${blas[@]}" --op gemm --dtype float64 --m 12 --n 40 --k 33 --json >serial-gemm.json 2>&1
+"$openmpi" -np 3 "$FG" reveal "${blas[@]}" --op gemm --dtype float64 --m 12 --n 40 --k 33 --json >dist-gemm.json 2>dist-gemm.err
+expect_status 0 $? "mpirun -np 3 reveal of dgemm 12x40x33"
+[ "$(essence serial-gemm.json)" = "$(essence dist-gemm.json)" ] \
+  && pass "gemm on 3 ranks: the order map of the serial run" || fail "gemm on 3 ranks differs from the serial run"
+
+# 3. MPICH's launcher: the other transport plugin.
+if [ -n "$mpich" ] && [ -f "$PLUGINS/libfprev-mpi-transport-mpich.so" ]; then
+  "$mpich" -np 2 "$FG" reveal "${blas[@]}" --op dot --dtype float32 --n 3000 --json >mpich-dot.json 2>mpich-dot.err
+  expect_status 0 $? "mpiexec.mpich -np 2 reveal of sdot"
+  [ "$(essence serial-dot.json)" = "$(essence mpich-dot.json)" ] \
+    && pass "MPICH, 2 ranks: the serial run's tree and counts" || fail "MPICH, 2 ranks: differs from the serial run"
+else
+  echo "skip - MPICH or its transport plugin is not here"
+fi
+
+# 4. A suite: update (goldens byte for byte) and check (the same report) on 4 ranks.
+mkdir -p suites
+cat > suites/spread.yaml <<'YAML'
+suite: spread
+backends:
+  - name: openblas
+    use: blas
+    kernel: Prescott
+    threads: 1
+cases:
+  - op: dot
+    dtype: [float32, float64]
+    n: [7, 1000, 4096]
+  - op: gemv
+    dtype: float32
+    trans: [N, T]
+    m: 40
+    n: 33
+  - op: gemm
+    dtype: float32
+    m: 8
+    n: 12
+    k: 100
+YAML
+# SOURCE_DATE_EPOCH fixes the goldens' `created:` time: the files of both runs can be compared whole.
+export SOURCE_DATE_EPOCH=1790000000
+"$FG" update --suite spread --suites suites --golden golden-serial >update-serial.txt 2>&1
+expect_status 0 $? "serial update of the suite"
+"$openmpi" -np 4 "$FG" update --suite spread --suites suites --golden golden-dist >update-dist.txt 2>&1
+expect_status 0 $? "mpirun -np 4 update of the suite"
+if diff -r golden-serial golden-dist >golden.diff; then pass "the goldens of 4 ranks are byte for byte the serial ones ($(find golden-dist -name '*.golden' | wc -l) files)"
+else fail "the goldens differ:"; head -20 golden.diff; fi
+rows() { grep -E '^spread ' "$1" | awk '{print $1, $2, $3, $4}'; }
+"$FG" check --suite spread --suites suites --golden golden-serial >check-serial.txt 2>&1
+expect_status 0 $? "serial check"
+"$openmpi" -np 4 "$FG" check --suite spread --suites suites --golden golden-serial >check-dist.txt 2>&1
+expect_status 0 $? "mpirun -np 4 check"
+if [ -n "$(rows check-serial.txt)" ] && [ "$(rows check-serial.txt)" = "$(rows check-dist.txt)" ]; then
+  pass "mpirun -np 4 check: every row of the serial report ($(rows check-dist.txt | wc -l) cases, all listed)"
+else fail "the reports differ:"; diff <(rows check-serial.txt) <(rows check-dist.txt) | head; fi
+expect_in "passed, 0 failed, 0 skipped" check-dist.txt "the distributed check's summary"
+
+# 5. A library that crashes only on rank 1 (MPMD: rank 1's workers inherit FAULT_BLAS_MODE).
+fault=$FAULT_BLAS
+if [ -f "$fault" ]; then
+  "$openmpi" -np 1 "$FG" reveal --backend blas --library "$fault" --op dot --dtype float64 --n 400 --streams 2 \
+    : -np 1 env FAULT_BLAS_MODE=segv "$FG" reveal --backend blas --library "$fault" --op dot --dtype float64 --n 400 --streams 2 \
+    >crash.txt 2>&1
+  expect_status 1 $? "a crash on rank 1 fails the reveal"
+  expect_in "crashed (SIGSEGV)" crash.txt "the fault is named"
+  expect_in "on rank 1, host" crash.txt "the fault names the rank and host"
+  "$openmpi" -np 1 "$FG" reveal --backend blas --library "$fault" --op dot --dtype float64 --n 400 --streams 2 --watchdog 1 \
+    : -np 1 env FAULT_BLAS_MODE=hang "$FG" reveal --backend blas --library "$fault" --op dot --dtype float64 --n 400 --streams 2 --watchdog 1 \
+    >hang.txt 2>&1
+  expect_status 1 $? "a hang on rank 1 fails the reveal"
+  expect_in "hung" hang.txt "the hang is named"
+  expect_in "on rank 1, host" hang.txt "the hang names the rank"
+else
+  fail "the fault-injection BLAS $fault was not built"
+fi
+
+# 6. The lean start holds under a launcher: list and --version map no MPI library.
+"$openmpi" -np 1 bash -c "LD_DEBUG=files '$FG' --version" >lean.txt 2>&1
+expect_not_in "libmpi" lean.txt "mpirun -np 1 fprev-golden --version loads no MPI library"
+finish distributed
