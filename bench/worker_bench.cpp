@@ -6,44 +6,21 @@
 //   in_worker    1 for the supervised run, 0 for the in-process one
 // The cases: sdot 16384, sgemm 512^3, ddot 10^5 (1 library thread, 1 probe stream, so the
 // two runs do the same work on one core).
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "bench_process.hpp"
 
 namespace {
 
-// Runs fprev-golden with `arguments`, stdout and stderr to /dev/null; false when it did not exit 0.
+// Runs fprev-golden with `arguments`; false when it did not exit 0.
 bool run_tool(const std::vector<std::string>& arguments, bool in_worker) {
-  std::vector<std::string> environment;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (!std::string_view(*e).starts_with("FPREV_WORKERS=")) environment.emplace_back(*e);
-  if (!in_worker) environment.emplace_back("FPREV_WORKERS=off");
-  std::vector<char*> envp, argv;
-  for (auto& s : environment) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string program = FPREV_GOLDEN_EXECUTABLE;
-  argv.push_back(program.data());
-  std::vector<std::string> args = arguments;
-  for (auto& s : args) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0) return false;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::vector<std::string> command = {FPREV_GOLDEN_EXECUTABLE};
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return fprev::bench::run_program(command, {"FPREV_WORKERS"},
+                                   in_worker ? std::vector<std::string>{} : std::vector<std::string>{"FPREV_WORKERS=off"});
 }
 
 void whole_process_reveal(benchmark::State& state, std::vector<std::string> case_arguments, bool in_worker) {
