@@ -54,6 +54,17 @@ done
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stats"]; sys.exit(0 if s["ranks"] == 1 and s["rank_probes"] == [] else 1)' serial-dot.json \
   && pass "a serial run says 1 rank" || fail "a serial run's stats.ranks"
 
+# 1b. A library at 2 threads runs one stream at a time in one process (its thread pool is
+# process-global), but one per rank in a distributed run: each rank's worker is its own process.
+t2=(--backend blas --kernel Prescott --threads 2 --op dot --dtype float64 --n 40000 --json --no-alignment-check)
+"$FG" reveal "${t2[@]}" >serial-t2.json 2>&1
+"$openmpi" -np 2 "$FG" reveal "${t2[@]}" >dist-t2.json 2>dist-t2.err
+expect_status 0 $? "mpirun -np 2 reveal of a 2-thread ddot n=40000"
+[ "$(essence serial-t2.json)" = "$(essence dist-t2.json)" ] \
+  && pass "2 threads on 2 ranks: the serial tree and counts" || fail "2 threads on 2 ranks differs from the serial run"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["stats"]; b=json.load(open(sys.argv[2]))["stats"]; sys.exit(0 if a["streams"] == 1 and b["streams"] == 2 else 1)' serial-t2.json dist-t2.json \
+  && pass "2 threads: 1 stream serially, one per rank distributed" || fail "2 threads: the streams"
+
 # 2. gemm: a grid target (an order map's classes), on 3 ranks.
 "$FG" reveal "${blas[@]}" --op gemm --dtype float64 --m 12 --n 40 --k 33 --json >serial-gemm.json 2>&1
 "$openmpi" -np 3 "$FG" reveal "${blas[@]}" --op gemm --dtype float64 --m 12 --n 40 --k 33 --json >dist-gemm.json 2>dist-gemm.err

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "fprev/backend_module.hpp"
+#include "fprev/distributed.hpp"
 #include "fprev/worker.hpp"
 #include "worker/worker_process.hpp"
 
@@ -336,18 +337,24 @@ class SupervisedInstance final : public BackendInstance {
   }
 
   // Known from make_target's reply (a case's target is made before its streams are chosen), so
-  // no worker is started only to ask.
+  // no worker is started only to ask. A backend that allows fewer targets at once than a
+  // distributed run has ranks (a BLAS with several threads: its thread pool is process-global)
+  // still gets one per rank: each rank's worker is a process of its own, on that rank's cores.
   std::size_t concurrent_targets(const Params& params) const override {
+    const auto per_rank = [](std::size_t n) {
+      const DistributedSession* session = active_distributed_session();
+      return session == nullptr ? n : std::max(n, static_cast<std::size_t>(session->ranks()));
+    };
     {
       const std::lock_guard lock(cache_mutex_);
       if (const auto it = concurrent_.find(params); it != concurrent_.end())
-        return it->second == 0 ? kUnboundedTargets : it->second;
+        return it->second == 0 ? kUnboundedTargets : per_rank(it->second);
     }
     const std::size_t n = state_->ask({{"op", "concurrent_targets"}, {"params", to_json(params)}},
                                       "asking how many targets may run at once")
                               .at("targets")
                               .get<std::size_t>();
-    return n == 0 ? kUnboundedTargets : n;
+    return n == 0 ? kUnboundedTargets : per_rank(n);
   }
 
  private:
