@@ -227,6 +227,7 @@ Json stats_to_json(const RevealStats& stats) {
   json["confirmed"] = stats.confirmed;
   json["confirm_probes"] = stats.confirm_probes;
   json["streams"] = stats.streams;
+  json["waves"] = stats.waves;
   json["ranks"] = stats.ranks;
   json["rank_probes"] = stats.rank_probes;
   json["guesses_proven"] = stats.guesses_proven;

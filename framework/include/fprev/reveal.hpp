@@ -117,6 +117,10 @@ struct RevealStats {
   // Probe streams that measured probes concurrently (1: all on the caller's target). With several,
   // target_seconds adds up the time inside every stream's target, so it can exceed total_seconds.
   std::size_t streams = 1;
+  // Waves: sets of independent probes measured together (every l(i,j) of one pivot, a batch of
+  // proofs). Waves run one after another; the probes of a wave spread over the streams, so the
+  // waves bound what more streams (or ranks) can gain: at least one call time per wave.
+  std::size_t waves = 0;
   // Distributed mode (fprev/distributed.hpp): the MPI ranks of the run, and the probes each rank's
   // workers measured during this reveal (index: rank; verification and confirmation included).
   // Set by whoever ran the reveal; 1 and empty in a serial run.

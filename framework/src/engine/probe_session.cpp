@@ -289,6 +289,7 @@ void ProbeSession::start_streams() {
 
 void ProbeSession::measure(std::span<const ProbeRequest> requests, std::span<Measurement> out) {
   wave_base_ = stats_.probes;
+  ++stats_.waves;
   probes_measured_.store(0);
   const std::size_t count = streams_for(requests.size());
   if (count <= 1) {
