@@ -2,14 +2,17 @@
 // It is built once per MPI implementation with that implementation's compiler wrapper; nothing
 // else of fprev-golden links MPI.
 //
-//   fprev-mpi-probe --socket PATH --op reduce|allreduce|reduce_scatter_block
+//   fprev-mpi-probe --socket PATH | --connect HOST:PORT
+//                   --op reduce|allreduce|reduce_scatter_block
 //                   --dtype float64|float32 --count N [--cvar NAME]...
 //
-// Every rank connects to PATH and serves requests (see wire.hpp): fill the send buffer, call the
-// collective once on MPI_COMM_WORLD with MPI_SUM (root 0 for reduce), send the result back. No
-// other MPI communication happens, so the collective under test is the only one the library sees.
-// Rank 0 also reports MPI_Get_library_version() and the MPI_T control variables named by --cvar
-// (the effective algorithm settings).
+// Every rank connects to the backend (a Unix socket, or over TCP with the token from
+// $FPREV_MPI_TOKEN when the ranks may run on other nodes) and serves requests (see wire.hpp):
+// fill the send buffer, call the collective once on MPI_COMM_WORLD with MPI_SUM (root 0 for
+// reduce), send the result back. No other MPI communication happens, so the collective under test
+// is the only one the library sees. Rank 0 also reports MPI_Get_library_version() and the MPI_T
+// control variables named by --cvar (the effective algorithm settings); every rank reports its
+// processor name (the node it runs on).
 //
 // FPREV_MPI_PROBE_TEST_FAULT (tests only) makes the job misbehave on purpose:
 //   ranks_disagree   the last rank flips the lowest bit of its last allreduce result
@@ -19,6 +22,9 @@
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -42,6 +48,7 @@ enum class Fault { none, ranks_disagree, crash, hang };
 
 struct Options {
   std::string socket_path;
+  std::string tcp_address;  // HOST:PORT
   Op op = Op::allreduce;
   bool float32 = false;
   std::uint64_t count = 0;
@@ -65,6 +72,8 @@ Options parse_options(int argc, char** argv) {
     const std::string value = argv[++i];
     if (arg == "--socket") {
       o.socket_path = value;
+    } else if (arg == "--connect") {
+      o.tcp_address = value;
     } else if (arg == "--op") {
       if (value == "reduce") o.op = Op::reduce;
       else if (value == "allreduce") o.op = Op::allreduce;
@@ -84,7 +93,8 @@ Options parse_options(int argc, char** argv) {
       die("unknown option " + arg);
     }
   }
-  if (o.socket_path.empty() || o.count == 0) die("--socket and --count are required");
+  if (o.socket_path.empty() == o.tcp_address.empty() || o.count == 0)
+    die("one of --socket and --connect, and --count are required");
   return o;
 }
 
@@ -98,7 +108,7 @@ Fault fault_from_environment() {
   die("unknown FPREV_MPI_PROBE_TEST_FAULT " + v);
 }
 
-int connect_to(const std::string& path) {
+int connect_unix(const std::string& path) {
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   if (path.size() >= sizeof address.sun_path) die("socket path too long: " + path);
@@ -107,6 +117,35 @@ int connect_to(const std::string& path) {
   if (fd < 0) die(std::string("socket(): ") + std::strerror(errno));
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0)
     die("cannot connect to " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+// The backend over TCP: every address its host name resolves to, in turn. Requests and answers
+// are small and strictly alternate, so Nagle's algorithm would only delay them.
+int connect_tcp(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size())
+    die("--connect takes HOST:PORT, got " + address);
+  const std::string host = address.substr(0, colon), port = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
+    die("cannot resolve the backend's host " + host + ": " + ::gai_strerror(rc));
+  std::string errors;
+  int fd = -1;
+  for (const addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+    errors += std::string(errors.empty() ? "" : "; ") + std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0) die("cannot connect to the backend at " + address + ": " + errors);
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
 }
 
@@ -291,8 +330,22 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
 
-  const int fd = connect_to(options.socket_path);
-  std::string library, cvars;
+  const int fd = options.socket_path.empty() ? connect_tcp(options.tcp_address)
+                                             : connect_unix(options.socket_path);
+  if (options.socket_path.empty()) {
+    const char* token = std::getenv(wire::kTokenVariable);
+    if (token == nullptr || std::strlen(token) != wire::kTokenBytes)
+      die(std::string(wire::kTokenVariable) + " is not set: the launcher did not pass "
+          "fprev-golden's environment on to this rank");
+    write_all(fd, token, wire::kTokenBytes);
+  }
+  std::string library, cvars, node;
+  {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    node.assign(name, static_cast<std::size_t>(length));
+  }
   wire::Hello hello{};
   std::memcpy(hello.magic, wire::kMagic, sizeof hello.magic);
   hello.protocol_version = wire::kProtocolVersion;
@@ -311,9 +364,11 @@ int main(int argc, char** argv) {
   }
   hello.library_version_bytes = static_cast<std::uint32_t>(library.size());
   hello.cvar_bytes = static_cast<std::uint32_t>(cvars.size());
+  hello.processor_name_bytes = static_cast<std::uint32_t>(node.size());
   write_all(fd, &hello, sizeof hello);
   write_all(fd, library.data(), library.size());
   write_all(fd, cvars.data(), cvars.size());
+  write_all(fd, node.data(), node.size());
 
   if (options.float32)
     serve<float>(fd, options, MPI_FLOAT, rank, ranks, fault);

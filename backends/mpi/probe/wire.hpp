@@ -2,14 +2,26 @@
 // probe program (fprev-mpi-probe-<family>, built with that MPI's compiler wrapper and run under its
 // launcher). Both sides include this header; it needs neither MPI nor the framework.
 //
-// The backend listens on a Unix stream socket in a private directory; every rank connects to it.
+// The backend listens and every rank connects to it:
+//   --socket PATH       a Unix stream socket in a private directory (mode 0700): the ranks run on
+//                       this machine;
+//   --connect HOST:PORT a TCP port on this machine (HOST is its name), when the ranks may run on
+//                       other nodes. Anyone on the network can connect to it, so a rank first
+//                       sends the job's token: kTokenBytes characters that the backend drew at
+//                       random and gave the ranks in the environment variable kTokenVariable (the
+//                       environment, unlike a command line, is not visible to other users; Open
+//                       MPI forwards it with -x, MPICH's hydra forwards the whole environment).
+//                       A connection with another token is closed.
 // Between calls each rank sleeps in read() on its own connection: an oversubscribed MPI whose
-// ranks busy-poll (MPICH) would otherwise keep every core busy while the engine thinks. Both ends
-// run on one machine, so values travel in native byte order.
+// ranks busy-poll (MPICH) would otherwise keep every core busy while the engine thinks. Values
+// travel in native byte order: the nodes of one job share it (a protocol version read with the
+// other byte order does not match).
 //
-//   rank r -> backend  Hello; rank 0 then sends library_version_bytes of MPI_Get_library_version()
-//                      and cvar_bytes of "name\tvalue\n" lines (the MPI_T control variables asked
-//                      for on its command line); other ranks send none
+//   rank r -> backend  [token, over TCP] Hello; rank 0 then sends library_version_bytes of
+//                      MPI_Get_library_version() and cvar_bytes of "name\tvalue\n" lines (the
+//                      MPI_T control variables asked for on its command line), other ranks none;
+//                      then every rank sends processor_name_bytes of MPI_Get_processor_name()
+//                      (the node it runs on: the backend checks the layout the key states)
 //   backend -> rank r  Request, then `width` doubles: element e of rank r's send buffer is
 //                      value[e % width], converted to the case's dtype; then every rank calls the
 //                      collective once. Each element is a reduction of its own, so one call
@@ -26,12 +38,17 @@
 //                      ends the whole job, so no job outlives the backend.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace fprev::mpi::wire {
 
 inline constexpr char kMagic[8] = {'F', 'P', 'R', 'V', 'M', 'P', 'I', '1'};
-inline constexpr std::uint32_t kProtocolVersion = 1;
+// 2: processor names in the greeting, TCP with a token.
+inline constexpr std::uint32_t kProtocolVersion = 2;
+
+inline constexpr const char* kTokenVariable = "FPREV_MPI_TOKEN";
+inline constexpr std::size_t kTokenBytes = 64;  // hexadecimal digits of 32 random bytes
 
 struct Hello {
   char magic[8];
@@ -42,7 +59,7 @@ struct Hello {
   std::uint32_t mpi_subversion;
   std::uint32_t library_version_bytes;
   std::uint32_t cvar_bytes;
-  std::uint32_t reserved;
+  std::uint32_t processor_name_bytes;
 };
 
 enum class RequestKind : std::uint32_t { evaluate = 1, quit = 2 };

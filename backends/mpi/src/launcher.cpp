@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "process_tree.hpp"
+#include "wire.hpp"
 
 extern char** environ;
 
@@ -166,6 +167,37 @@ LaunchEnvironment launch_environment(const std::vector<std::string>& inherited,
   return env;
 }
 
+namespace {
+
+// The nodes and ranks per node: both launchers are told exactly where each rank goes, so that
+// they place consecutive ranks together alike (node_layout.hpp).
+void add_placement(Family family, const Settings& settings, std::vector<std::string>& args) {
+  const std::string per_node = std::to_string(settings.ranks_per_node);
+  std::string hosts;
+  for (const std::string& host : settings.hosts) {
+    if (!hosts.empty()) hosts += ",";
+    // Open MPI gives a --host node one slot unless told more: ppr would need --oversubscribe.
+    hosts += family == Family::openmpi ? host + ":" + per_node : host;
+  }
+  // The launcher may run elsewhere than the current directory's relative paths assume.
+  const std::string hostfile =
+      settings.hostfile.empty() ? "" : fs::absolute(settings.hostfile).string();
+  if (family == Family::openmpi) {
+    if (!hostfile.empty()) args.insert(args.end(), {"--hostfile", hostfile});
+    if (!hosts.empty()) args.insert(args.end(), {"--host", hosts});
+    if (settings.ranks_per_node > 0) args.insert(args.end(), {"--map-by", "ppr:" + per_node + ":node"});
+    // Open MPI passes only the variables named with -x on to ranks on other nodes (MPICH's
+    // hydra passes the whole environment).
+    if (settings.names_nodes()) args.insert(args.end(), {"-x", wire::kTokenVariable});
+  } else {
+    if (!hostfile.empty()) args.insert(args.end(), {"-f", hostfile});
+    if (!hosts.empty()) args.insert(args.end(), {"-hosts", hosts});
+    if (settings.ranks_per_node > 0) args.insert(args.end(), {"-ppn", per_node});
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> launcher_arguments(Family family, const Settings& settings, int ranks,
                                             bool running_as_root) {
   std::vector<std::string> args;
@@ -178,6 +210,7 @@ std::vector<std::string> launcher_arguments(Family family, const Settings& setti
   } else {
     args = {"-n", std::to_string(ranks)};
   }
+  add_placement(family, settings, args);
   args.insert(args.end(), settings.launcher_args.begin(), settings.launcher_args.end());
   return args;
 }

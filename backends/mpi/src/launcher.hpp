@@ -47,7 +47,11 @@ LaunchEnvironment launch_environment(const std::vector<std::string>& inherited,
                                      const std::vector<TuningVariable>& tuning);
 std::vector<std::string> current_environment();
 
-// The launcher's arguments up to the program: the rank count and the options this machine needs.
+// The launcher's arguments up to the program: the rank count, the options this machine needs,
+// and where the ranks run when the settings say so:
+//   Open MPI  --hostfile F | --host a:K,b:K, --map-by ppr:K:node, -x FPREV_MPI_TOKEN
+//   MPICH     -f F | -hosts a,b, -ppn K
+// (a relative hostfile made absolute), then the user's launcher_args.
 std::vector<std::string> launcher_arguments(Family family, const Settings& settings, int ranks,
                                             bool running_as_root);
 

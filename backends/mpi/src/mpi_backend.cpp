@@ -12,6 +12,7 @@
 #include "mpi_case.hpp"
 #include "mpi_job.hpp"
 #include "mpi_settings.hpp"
+#include "node_layout.hpp"
 
 namespace fprev {
 namespace mpi {
@@ -27,6 +28,7 @@ struct Installation {
   std::string probe;
   LaunchEnvironment environment;
   std::vector<std::string> cvars;  // reported by rank 0: the tuning's and the order-deciding ones
+  std::optional<NodeLayout> layout;  // where the ranks run, when the settings place them
 
   JobConfig job(int ranks, std::vector<std::string> probe_args, const std::string& what) const {
     JobConfig config;
@@ -39,6 +41,7 @@ struct Installation {
     config.ranks = ranks;
     config.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(settings.timeout);
     config.what = what;
+    config.over_tcp = settings.names_nodes();
     return config;
   }
 };
@@ -52,23 +55,32 @@ class MpiInstance final : public BackendInstance {
 
   Identity identity() const override { return identity_; }
   std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
-  void validate_case(const Params& params) const override { parse_case(params); }
+  void validate_case(const Params& params) const override { parse_placed_case(params); }
 
   std::unique_ptr<Target> make_target(const Params& params) const override {
-    const MpiCase c = parse_case(params);
+    const MpiCase c = parse_placed_case(params);
     if (!launch_failure_.empty())
       throw TargetError("the MPI installation did not start when it was opened: " + launch_failure_);
-    const std::string what =
-        identity_.library + " " + identity_.version + " " + c.describe();
+    std::string what = identity_.library + " " + identity_.version + " " + c.describe();
+    if (installation_.layout) what += " on " + installation_.layout->describe();
     std::vector<std::string> args = {"--op", c.op_name(), "--dtype", dtype_name(c.dtype),
                                      "--count", std::to_string(c.count)};
     std::string description = what;
     if (!installation_.tuning.empty()) description += " (" + tuning_text(installation_.tuning) + ")";
-    return std::make_unique<CollectiveTarget>(installation_.job(c.ranks, args, what), c,
-                                              std::move(description));
+    JobConfig job = installation_.job(c.ranks, args, what);
+    job.layout = installation_.layout;
+    return std::make_unique<CollectiveTarget>(std::move(job), c, std::move(description));
   }
 
  private:
+  // An instance that places its ranks runs only cases of its layout's rank count.
+  MpiCase parse_placed_case(const Params& params) const {
+    const MpiCase c = parse_case(params);
+    if (installation_.layout)
+      check_case_ranks(*installation_.layout, c.ranks, identity_.platform_key);
+    return c;
+  }
+
   Installation installation_;
   Identity identity_;
   std::string launch_failure_;
@@ -78,7 +90,7 @@ Identity make_identity(const Installation& in, const JobHello* hello) {
   const Family family = in.launcher.family;
   Identity id;
   id.library = family_name(family);
-  id.platform_key = platform_key(family, in.tuning);
+  id.platform_key = platform_key(family, in.tuning, in.layout ? in.layout->key() : "");
   if (hello != nullptr) {
     id.version = library_version_number(family, hello->library_version);
     id.configuration = library_configuration(family, hello->library_version, hello->cvars);
@@ -97,6 +109,8 @@ Identity make_identity(const Installation& in, const JobHello* hello) {
                             ? std::filesystem::path(in.probe).filename().string()
                             : in.settings.probe;
   id.details["library_requested"] = in.settings.library;
+  // The layout, not the nodes' names or the hostfile's path: those change with every allocation.
+  if (in.layout) id.details["layout"] = in.layout->describe();
   if (!in.tuning.empty()) id.details["tuning"] = tuning_text(in.tuning);
   if (!in.environment.ignored.empty()) {
     std::string names;
@@ -111,7 +125,8 @@ class MpiBackend final : public Backend {
   std::string_view name() const override { return "mpi"; }
   std::string_view summary() const override {
     return "MPI collectives of Open MPI and MPICH (reduce, allreduce, reduce_scatter_block) "
-           "over P ranks on this machine, run by the real launcher; float64 and float32";
+           "over P ranks on this machine or across nodes (hostfile, hosts), run by the real "
+           "launcher; float64 and float32";
   }
   std::vector<ParamSpec> instance_params() const override { return instance_param_specs(); }
   // Suites validate without MPI installed: the case parameters do not depend on the library.
@@ -127,6 +142,7 @@ class MpiBackend final : public Backend {
     in.settings = parse_settings(resolve_params(instance_param_specs(), params, "mpi backend"));
     in.launcher = find_launcher(in.settings.library, in.settings.timeout);
     in.tuning = normalize_tuning(in.launcher.family, in.settings.tuning);
+    in.layout = node_layout(in.launcher.family, in.settings);
     in.probe = in.settings.probe.empty() ? default_probe(in.launcher.family) : in.settings.probe;
     if (!in.settings.probe.empty() && ::access(in.probe.c_str(), X_OK) != 0)
       throw ConfigError("probe", "mpi: probe '" + in.probe + "' is not an executable file");

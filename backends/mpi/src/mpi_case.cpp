@@ -34,7 +34,8 @@ std::vector<ParamSpec> case_param_specs() {
       choice_param("dtype", {"float64", "float32"}, "float64 (MPI_DOUBLE) or float32 (MPI_FLOAT)")
           .defaults_to("float64"),
       integer_param("ranks", 2, kMaxRanks,
-                    "MPI processes on this machine; the leaves of the tree (leaf r = rank r)")
+                    "MPI processes; the leaves of the tree (leaf r = rank r); for an instance "
+                    "with hostfile, hosts or ranks_per_node: its nodes x ranks_per_node")
           .require(),
       integer_param("count", 1, kMaxCount,
                     "elements per call (reduce_scatter_block: per rank), each reduced over the "

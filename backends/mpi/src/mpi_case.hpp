@@ -2,7 +2,8 @@
 //
 //   op     reduce (root 0), allreduce, reduce_scatter_block; always MPI_SUM
 //   dtype  float64 (MPI_DOUBLE, default) or float32 (MPI_FLOAT)
-//   ranks  processes in MPI_COMM_WORLD, 2..64: the leaves of the tree (leaf r = rank r's value)
+//   ranks  processes in MPI_COMM_WORLD, 2..64: the leaves of the tree (leaf r = rank r's value);
+//          an instance that places its ranks takes only its layout's count (node_layout.hpp)
 //   count  elements per call (reduce_scatter_block: per rank's block, MPI's recvcount), 1..2^20;
 //          it selects the library's algorithm through the message size
 //

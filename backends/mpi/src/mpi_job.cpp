@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,24 +32,6 @@ std::filesystem::path make_private_directory() {
   return pattern;
 }
 
-int listen_on(const std::filesystem::path& path, int backlog) {
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  const std::string text = path.string();
-  if (text.size() >= sizeof address.sun_path)
-    throw JobFailure("socket path too long: " + text);
-  std::memcpy(address.sun_path, text.c_str(), text.size() + 1);
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw JobFailure(std::string("socket(): ") + std::strerror(errno));
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(fd, backlog) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw JobFailure("cannot listen on " + text + ": " + std::strerror(error));
-  }
-  return fd;
-}
-
 std::string seconds_text(std::chrono::milliseconds d) {
   std::ostringstream os;
   os << static_cast<double>(d.count()) / 1000.0 << " s";
@@ -65,15 +46,20 @@ MpiJob::MpiJob(JobConfig config) : config_(std::move(config)) {
   socket_path_ = directory_ / "ranks.sock";
   output_path_ = directory_ / "launcher.log";
   try {
-    listener_ = listen_on(socket_path_, config_.ranks + 8);
+    const int backlog = config_.ranks + 8;
+    listener_ = config_.over_tcp ? RankListener::tcp(backlog)
+                                 : RankListener::unix_socket(socket_path_, backlog);
     ProcessSpec spec;
     spec.program = config_.launcher;
     spec.arguments = config_.launcher_args;
     spec.arguments.push_back(config_.probe);
     spec.arguments.insert(spec.arguments.end(), config_.probe_args.begin(), config_.probe_args.end());
-    spec.arguments.push_back("--socket");
-    spec.arguments.push_back(socket_path_.string());
-    spec.environment = config_.environment;
+    spec.arguments.insert(spec.arguments.end(), listener_->probe_args().begin(),
+                          listener_->probe_args().end());
+    const std::string token_entry = std::string(wire::kTokenVariable) + "=";
+    for (const std::string& entry : config_.environment)
+      if (entry.rfind(token_entry, 0) != 0) spec.environment.push_back(entry);
+    if (!listener_->token().empty()) spec.environment.push_back(token_entry + listener_->token());
     spec.output_file = output_path_;
     try {
       tree_ = std::make_unique<ProcessTree>(spec);
@@ -103,8 +89,7 @@ void MpiJob::release() {
     if (fd >= 0) ::close(fd);
     fd = -1;
   }
-  if (listener_ >= 0) ::close(listener_);
-  listener_ = -1;
+  listener_.reset();
   std::error_code ignored;
   std::filesystem::remove_all(directory_, ignored);
 }
@@ -185,60 +170,95 @@ void MpiJob::receive_all(int fd, void* data, std::size_t size, Clock::time_point
 
 void MpiJob::accept_ranks() {
   const auto deadline = Clock::now() + config_.timeout;
-  const char* starting = "the ranks were starting";
   rank_fds_.assign(static_cast<std::size_t>(config_.ranks), -1);
+  hello_.processor_names.assign(static_cast<std::size_t>(config_.ranks), "");
   for (int connected = 0; connected < config_.ranks;) {
-    await(listener_, POLLIN, deadline, starting, [&] {
+    await(listener_->fd(), POLLIN, deadline, "the ranks were starting", [&] {
       return "only " + std::to_string(connected) + " of " + std::to_string(config_.ranks) +
              " ranks connected within " + seconds_text(config_.timeout);
     });
-    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    const int fd = ::accept4(listener_->fd(), nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
       fail(std::string("accept(): ") + std::strerror(errno));
     }
-    wire::Hello hello{};
+    listener_->accepted(fd);
+    if (!listener_->token().empty() && !authenticate(fd, deadline)) continue;
+    receive_greeting(fd, deadline);
+    ++connected;
+  }
+  if (!config_.layout) return;
+  const std::string misplaced = check_node_layout(*config_.layout, hello_.processor_names);
+  if (!misplaced.empty()) fail(misplaced);
+}
+
+bool MpiJob::authenticate(int fd, Clock::time_point deadline) {
+  std::string token(wire::kTokenBytes, '\0');
+  for (std::size_t got = 0; got < token.size();) {
     try {
-      receive_all(fd, &hello, sizeof hello, deadline, "a rank's greeting", starting);
+      await(fd, POLLIN, deadline, "the ranks were starting", [&] {
+        return "a connection to the job's TCP port did not present the job's token within " +
+               seconds_text(config_.timeout);
+      });
     } catch (...) {
       ::close(fd);
       throw;
     }
-    const auto reject = [&](const std::string& why) {
-      ::close(fd);
-      fail("a rank sent a bad greeting: " + why);
-    };
-    if (std::memcmp(hello.magic, wire::kMagic, sizeof hello.magic) != 0)
-      reject("not the fprev-mpi-probe protocol");
-    if (hello.protocol_version != wire::kProtocolVersion)
-      reject("protocol version " + std::to_string(hello.protocol_version) + ", expected " +
-             std::to_string(wire::kProtocolVersion) + " (a probe program from another build?)");
-    if (hello.ranks != static_cast<std::uint32_t>(config_.ranks))
-      reject("the job has " + std::to_string(hello.ranks) + " ranks, " +
-             std::to_string(config_.ranks) + " were asked for (the launcher ignored -np?)");
-    if (hello.rank >= hello.ranks || rank_fds_[hello.rank] >= 0)
-      reject("rank " + std::to_string(hello.rank) + " connected twice or is out of range");
-    if (hello.library_version_bytes > wire::kMaxText || hello.cvar_bytes > wire::kMaxText)
-      reject("oversized text");
-    rank_fds_[hello.rank] = fd;
-    ++connected;
-    std::string library(hello.library_version_bytes, '\0');
-    std::string cvars(hello.cvar_bytes, '\0');
-    receive_all(fd, library.data(), library.size(), deadline, "the library version", starting);
-    receive_all(fd, cvars.data(), cvars.size(), deadline, "the control variables", starting);
-    if (hello.rank == 0) {
-      while (!library.empty() && (library.back() == '\n' || library.back() == '\0' ||
-                                  library.back() == ' '))
-        library.pop_back();
-      hello_.library_version = library;
-      hello_.mpi_version = static_cast<int>(hello.mpi_version);
-      hello_.mpi_subversion = static_cast<int>(hello.mpi_subversion);
-      std::istringstream lines(cvars);
-      for (std::string line; std::getline(lines, line);) {
-        const auto tab = line.find('\t');
-        if (tab != std::string::npos) hello_.cvars[line.substr(0, tab)] = line.substr(tab + 1);
-      }
-    }
+    const ssize_t n = ::read(fd, token.data() + got, token.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // someone else's connection, gone
+    got += static_cast<std::size_t>(n);
+  }
+  if (listener_->token_matches(token)) return true;
+  ::close(fd);  // not one of our ranks: ignored
+  return false;
+}
+
+void MpiJob::receive_greeting(int fd, Clock::time_point deadline) {
+  const char* starting = "the ranks were starting";
+  wire::Hello hello{};
+  try {
+    receive_all(fd, &hello, sizeof hello, deadline, "a rank's greeting", starting);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  const auto reject = [&](const std::string& why) {
+    ::close(fd);
+    fail("a rank sent a bad greeting: " + why);
+  };
+  if (std::memcmp(hello.magic, wire::kMagic, sizeof hello.magic) != 0)
+    reject("not the fprev-mpi-probe protocol");
+  if (hello.protocol_version != wire::kProtocolVersion)
+    reject("protocol version " + std::to_string(hello.protocol_version) + ", expected " +
+           std::to_string(wire::kProtocolVersion) + " (a probe program from another build?)");
+  if (hello.ranks != static_cast<std::uint32_t>(config_.ranks))
+    reject("the job has " + std::to_string(hello.ranks) + " ranks, " +
+           std::to_string(config_.ranks) + " were asked for (the launcher ignored -np?)");
+  if (hello.rank >= hello.ranks || rank_fds_[hello.rank] >= 0)
+    reject("rank " + std::to_string(hello.rank) + " connected twice or is out of range");
+  if (hello.library_version_bytes > wire::kMaxText || hello.cvar_bytes > wire::kMaxText ||
+      hello.processor_name_bytes > wire::kMaxText)
+    reject("oversized text");
+  rank_fds_[hello.rank] = fd;
+  std::string library(hello.library_version_bytes, '\0');
+  std::string cvars(hello.cvar_bytes, '\0');
+  std::string& node = hello_.processor_names[hello.rank];
+  node.assign(hello.processor_name_bytes, '\0');
+  receive_all(fd, library.data(), library.size(), deadline, "the library version", starting);
+  receive_all(fd, cvars.data(), cvars.size(), deadline, "the control variables", starting);
+  receive_all(fd, node.data(), node.size(), deadline, "the rank's processor name", starting);
+  if (hello.rank != 0) return;
+  while (!library.empty() &&
+         (library.back() == '\n' || library.back() == '\0' || library.back() == ' '))
+    library.pop_back();
+  hello_.library_version = library;
+  hello_.mpi_version = static_cast<int>(hello.mpi_version);
+  hello_.mpi_subversion = static_cast<int>(hello.mpi_subversion);
+  std::istringstream lines(cvars);
+  for (std::string line; std::getline(lines, line);) {
+    const auto tab = line.find('\t');
+    if (tab != std::string::npos) hello_.cvars[line.substr(0, tab)] = line.substr(tab + 1);
   }
 }
 

@@ -1,6 +1,7 @@
 // One launched MPI job running the probe program: started once per target and kept for the whole
 // reveal (a launch costs about half a second; a collective call, milliseconds). Every rank
-// connects to a Unix socket in a private temporary directory (see probe/wire.hpp).
+// connects to a Unix socket in a private temporary directory, or over TCP with the job's token
+// when ranks may run on other nodes (rank_listener.hpp, probe/wire.hpp).
 //
 // Anything that goes wrong — the launcher cannot start, exits, a rank crashes, a call takes longer
 // than the time limit, a rank sends something malformed — stops the whole process tree and throws
@@ -13,12 +14,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "fprev/target.hpp"
+#include "node_layout.hpp"
 #include "process_tree.hpp"
+#include "rank_listener.hpp"
 
 namespace fprev::mpi {
 
@@ -36,6 +40,11 @@ struct JobConfig {
   int ranks = 1;
   std::chrono::milliseconds timeout{60000};  // for the start and for each call
   std::string what;                         // "Open MPI job of 8 ranks", for messages
+  // Ranks may run on other nodes: they connect over TCP (the launcher must pass the token
+  // variable on to them, launcher.hpp).
+  bool over_tcp = false;
+  // Where the ranks must run; checked from their processor names when they connect.
+  std::optional<NodeLayout> layout;
 };
 
 // What rank 0 reported when it connected.
@@ -43,6 +52,7 @@ struct JobHello {
   std::string library_version;              // MPI_Get_library_version()
   int mpi_version = 0, mpi_subversion = 0;  // MPI_Get_version()
   std::map<std::string, std::string> cvars; // the MPI_T control variables asked for
+  std::vector<std::string> processor_names;  // every rank's MPI_Get_processor_name(), by rank
 };
 
 class MpiJob {
@@ -71,6 +81,9 @@ class MpiJob {
   void release();  // the tree, the connections, the directory
   void check_running(const char* while_doing);
   void accept_ranks();
+  // Reads a TCP connection's token; false (and the connection closed) when it is not the job's.
+  bool authenticate(int fd, std::chrono::steady_clock::time_point deadline);
+  void receive_greeting(int fd, std::chrono::steady_clock::time_point deadline);
   // Returns when `fd` is ready for `events`; fails when the launcher ends meanwhile or the
   // deadline passes (with timeout_message()).
   void await(int fd, short events, std::chrono::steady_clock::time_point deadline,
@@ -85,7 +98,7 @@ class MpiJob {
   std::filesystem::path directory_;
   std::filesystem::path socket_path_;
   std::filesystem::path output_path_;
-  int listener_ = -1;
+  std::optional<RankListener> listener_;
   std::vector<int> rank_fds_;
   std::unique_ptr<ProcessTree> tree_;
   JobHello hello_;

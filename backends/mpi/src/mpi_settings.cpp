@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "mpi_case.hpp"
+
 namespace fprev::mpi {
 namespace {
 
@@ -22,6 +24,53 @@ std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
   for (std::string word; in >> word;) words.push_back(word);
   return words;
+}
+
+// A node as both launchers take it on their command line (Open MPI refuses other characters).
+bool valid_host(const std::string& host) {
+  return !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-' || c == '_';
+  });
+}
+
+std::vector<std::string> parse_hosts(const std::string& text) {
+  std::vector<std::string> hosts;
+  std::string host;
+  std::istringstream in(text);
+  while (std::getline(in, host, ',')) {
+    host.erase(0, host.find_first_not_of(" \t"));
+    host.erase(host.find_last_not_of(" \t") + 1);
+    if (!valid_host(host))
+      throw ConfigError("hosts", "mpi: 'hosts' takes node names separated by commas (letters, "
+                                 "digits, '.', '-', '_'; the ranks per node go in "
+                                 "'ranks_per_node'), got '" + host + "' in '" + text + "'");
+    if (std::find(hosts.begin(), hosts.end(), host) != hosts.end())
+      throw ConfigError("hosts", "mpi: 'hosts' names " + host + " twice");
+    hosts.push_back(host);
+  }
+  if (!text.empty() && text.back() == ',')
+    throw ConfigError("hosts", "mpi: 'hosts' ends with a comma: '" + text + "'");
+  return hosts;
+}
+
+// Where the ranks run: the hostfile or the host list (not both), and the ranks per node. The
+// launchers place ranks differently when not told how many go on a node (Open MPI fills each
+// node's slots, MPICH deals them out round-robin), and the layout is part of the platform key: so
+// naming nodes requires ranks_per_node.
+void parse_placement(const Params& resolved, Settings& s) {
+  if (auto it = resolved.find("hostfile"); it != resolved.end()) s.hostfile = it->second;
+  if (auto it = resolved.find("hosts"); it != resolved.end() && !it->second.empty())
+    s.hosts = parse_hosts(it->second);
+  if (resolved.count("ranks_per_node") != 0)
+    s.ranks_per_node = static_cast<int>(param_int(resolved, "ranks_per_node"));
+  if (!s.hostfile.empty() && !s.hosts.empty())
+    throw ConfigError("hosts", "mpi: 'hostfile' and 'hosts' both name the nodes; set only one");
+  if (s.names_nodes() && s.ranks_per_node == 0)
+    throw ConfigError("ranks_per_node",
+                      "mpi: '" + std::string(s.hostfile.empty() ? "hosts" : "hostfile") +
+                          "' needs 'ranks_per_node' (1 to " + std::to_string(kMaxRanks) +
+                          "): without it Open MPI and MPICH place the ranks differently, and "
+                          "the layout (nodes x ranks per node) is part of the platform key");
 }
 
 bool valid_name(const std::string& name) {
@@ -87,6 +136,17 @@ std::vector<ParamSpec> instance_param_specs() {
       integer_param("timeout", 1, 3600,
                     "seconds the job may take to start, and each call, before it is killed")
           .defaults_to("60"),
+      string_param("hostfile",
+                   "a hostfile naming the nodes to run the ranks on (Open MPI: lines 'host "
+                   "slots=N'; MPICH: 'host:N'), passed to the launcher (Open MPI --hostfile, "
+                   "MPICH -f); relative to the current directory; needs ranks_per_node; the "
+                   "layout becomes part of the platform key"),
+      string_param("hosts",
+                   "the nodes to run the ranks on, separated by commas (a,b,c), instead of a "
+                   "hostfile (Open MPI --host, MPICH -hosts); needs ranks_per_node"),
+      integer_param("ranks_per_node", 1, kMaxRanks,
+                    "ranks on each node, consecutive ranks on one node (Open MPI --map-by "
+                    "ppr:K:node, MPICH -ppn K); a case then has nodes x ranks_per_node ranks"),
       string_param("probe",
                    "the probe program to run (default: the one built with this MPI's compiler "
                    "wrapper); needed for an MPI installation other than the ones found at build "
@@ -125,6 +185,7 @@ Settings parse_settings(const Params& resolved) {
     s.launcher_args = split_words(it->second);
   s.timeout = std::chrono::seconds(param_int(resolved, "timeout"));
   if (auto it = resolved.find("probe"); it != resolved.end()) s.probe = it->second;
+  parse_placement(resolved, s);
   return s;
 }
 
@@ -175,9 +236,12 @@ std::vector<std::string> order_cvars(Family family) {
   return out;
 }
 
-std::string platform_key(Family family, const std::vector<TuningVariable>& tuning) {
+std::string platform_key(Family family, const std::vector<TuningVariable>& tuning,
+                         const std::string& layout) {
   const bool forces_algorithm = forces_tuned_algorithm(tuning);
   std::string key = family_key(family);
+  // Before the tuning, so that shortening a long key below never cuts it off.
+  if (!layout.empty()) key += "+" + layout;
   for (const TuningVariable& v : tuning) {
     // Implied by a forced algorithm: the same configuration whether written out or not.
     if (v.name == kDynamicRules && v.value == "1" && forces_algorithm) continue;

@@ -10,6 +10,10 @@
 //   launcher_args      further launcher arguments, space separated
 //   timeout            seconds for the job to start and for each call before it is killed
 //   probe              the probe program to run (default: the one built for the family)
+//   hostfile           the nodes to run on, a hostfile for the launcher (Open MPI --hostfile,
+//                      MPICH -f)
+//   hosts              or the nodes as a list, "a,b,c" (Open MPI --host, MPICH -hosts)
+//   ranks_per_node     ranks on each node, consecutive ranks together (required with the above)
 #pragma once
 
 #include <chrono>
@@ -40,11 +44,20 @@ struct Settings {
   std::vector<std::string> launcher_args;
   std::chrono::seconds timeout{60};
   std::string probe;  // empty: the default for the family
+  // Where the ranks run (node_layout.hpp). All unset: on this machine, as the launcher places
+  // them. At most one of hostfile and hosts is set; ranks_per_node is set whenever one of them is.
+  std::string hostfile;            // as given (relative to the current directory)
+  std::vector<std::string> hosts;  // as given, in order, no duplicates
+  int ranks_per_node = 0;          // 0: not set
+
+  bool names_nodes() const { return !hostfile.empty() || !hosts.empty(); }
+  bool places_ranks() const { return names_nodes() || ranks_per_node > 0; }
 };
 
 std::vector<ParamSpec> instance_param_specs();
 
-// Interprets resolved settings (syntax only: the family is not known yet). Throws ConfigError.
+// Interprets resolved settings (syntax only: the family is not known yet, and the hostfile is read
+// when the instance opens). Throws ConfigError.
 Settings parse_settings(const Params& resolved);
 
 // Checks the tuning variables against the family (Open MPI takes OMPI_MCA_*, MPICH MPIR_CVAR_*)
@@ -60,10 +73,12 @@ std::string cvar_name(Family family, const std::string& variable);
 // the identity as the effective settings, whether or not they are tuned).
 std::vector<std::string> order_cvars(Family family);
 
-// What decides the order: the family and the tuning, e.g. "openmpi", "mpich",
-// "openmpi+coll_tuned_allreduce_algorithm.4". Never the version (metadata: an upgrade is compared
-// with the old golden) nor the rank count (a case parameter).
-std::string platform_key(Family family, const std::vector<TuningVariable>& tuning);
+// What decides the order: the family, where the ranks run (`layout`, "2x4": nodes x ranks per
+// node, only for an instance that places its ranks) and the tuning, e.g. "openmpi", "mpich",
+// "openmpi+coll_tuned_allreduce_algorithm.4", "openmpi+2x4". Never the version (metadata: an
+// upgrade is compared with the old golden) nor the rank count (a case parameter).
+std::string platform_key(Family family, const std::vector<TuningVariable>& tuning,
+                         const std::string& layout = "");
 
 // "NAME=VALUE NAME=VALUE" (sorted), as recorded in the identity.
 std::string tuning_text(const std::vector<TuningVariable>& tuning);

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -29,6 +31,25 @@ inline bool process_alive(pid_t pid) {
   const auto close = text.rfind(')');
   return close == std::string::npos || close + 2 >= text.size() || text[close + 2] != 'Z';
 }
+
+// A private directory removed with everything in it at the end of the scope.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string pattern = "/tmp/fprev-mpi-test-XXXXXX";
+    path = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  // Writes `text` to the file `name` in the directory; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::filesystem::path file = path / name;
+    std::ofstream(file) << text;
+    return file.string();
+  }
+};
 
 // Opens the mpi backend with `settings` (defaults filled in).
 inline std::unique_ptr<BackendInstance> open_mpi(const Params& settings) {

@@ -15,15 +15,7 @@ namespace fprev::mpi {
 namespace {
 
 using test::process_alive;
-
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    std::string pattern = "/tmp/fprev-mpi-test-XXXXXX";
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-};
+using test::TempDir;
 
 ProcessSpec shell(const std::string& script, const std::filesystem::path& output) {
   return {"/bin/sh", {"-c", script}, current_environment(), output};
