@@ -2,6 +2,7 @@
 // placement of workers over the ranks, and the work each rank did.
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -15,53 +16,34 @@ namespace {
 
 using worker::Json;
 
-// Counts the work of a worker on this rank (rank 0's own share).
-class CountedLocalWorker final : public worker::WorkerChannel {
+// A worker whose work counts for its rank (stats.rank_probes): rank 0's own, or another rank's,
+// whose tag is given back when it goes.
+class CountedWorker final : public worker::WorkerChannel {
  public:
-  CountedLocalWorker(std::unique_ptr<worker::WorkerProcess> process, RankWork& work, std::mutex& mutex)
-      : process_(std::move(process)), work_(work), mutex_(mutex) {}
+  CountedWorker(std::unique_ptr<worker::WorkerChannel> channel, RankWork& work, std::mutex& mutex,
+                std::function<void()> on_close = {})
+      : channel_(std::move(channel)), work_(work), mutex_(mutex), on_close_(std::move(on_close)) {}
+  ~CountedWorker() override {
+    channel_.reset();
+    if (on_close_) on_close_();
+  }
+  CountedWorker(const CountedWorker&) = delete;
+  CountedWorker& operator=(const CountedWorker&) = delete;
   Json call(Json request, const worker::InFlight& in_flight) override {
-    Json reply = process_->call(std::move(request), in_flight);
+    Json reply = channel_->call(std::move(request), in_flight);
     const std::lock_guard lock(mutex_);
     work_.probes += in_flight.probes;
     work_.calls += in_flight.calls;
     return reply;
   }
-  worker::SharedMemory& shared_memory() override { return process_->shared_memory(); }
-  bool usable() const override { return process_->usable(); }
+  worker::SharedMemory& shared_memory() override { return channel_->shared_memory(); }
+  bool usable() const override { return channel_->usable(); }
 
  private:
-  std::unique_ptr<worker::WorkerProcess> process_;
+  std::unique_ptr<worker::WorkerChannel> channel_;
   RankWork& work_;
   std::mutex& mutex_;
-};
-
-// Counts the work of a worker on another rank, and gives its tag back when it goes.
-class CountedRemoteWorker final : public worker::WorkerChannel {
- public:
-  CountedRemoteWorker(std::unique_ptr<RemoteWorker> remote, RankWork& work, std::mutex& mutex,
-                      std::function<void(int)> release_tag)
-      : remote_(std::move(remote)), work_(work), mutex_(mutex), release_tag_(std::move(release_tag)) {}
-  ~CountedRemoteWorker() override {
-    const int tag = remote_->tag();
-    remote_.reset();
-    release_tag_(tag);
-  }
-  Json call(Json request, const worker::InFlight& in_flight) override {
-    Json reply = remote_->call(std::move(request), in_flight);
-    const std::lock_guard lock(mutex_);
-    work_.probes += in_flight.probes;
-    work_.calls += in_flight.calls;
-    return reply;
-  }
-  worker::SharedMemory& shared_memory() override { return remote_->shared_memory(); }
-  bool usable() const override { return remote_->usable(); }
-
- private:
-  std::unique_ptr<RemoteWorker> remote_;
-  RankWork& work_;
-  std::mutex& mutex_;
-  std::function<void(int)> release_tag_;
+  std::function<void()> on_close_;
 };
 
 }  // namespace
@@ -87,8 +69,8 @@ std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command
   const int ranks = s.link->size();
   const int rank = static_cast<int>(s.next_placement++ % static_cast<std::size_t>(ranks));
   if (rank == 0)
-    return std::make_unique<distributed::CountedLocalWorker>(std::make_unique<worker::WorkerProcess>(command, subject),
-                                                             s.work[0], s.mutex);
+    return std::make_unique<distributed::CountedWorker>(std::make_unique<worker::WorkerProcess>(command, subject),
+                                                        s.work[0], s.mutex);
   int tag = distributed::kFirstWorkerTag;
   {
     const std::lock_guard lock(s.mutex);
@@ -98,17 +80,17 @@ std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command
                         " workers at once");
     s.tags_in_use.insert(tag);
   }
-  auto release = [&s](int t) {
+  auto release = [&s, tag] {
     const std::lock_guard lock(s.mutex);
-    s.tags_in_use.erase(t);
+    s.tags_in_use.erase(tag);
   };
   try {
     auto remote = std::make_unique<distributed::RemoteWorker>(*s.link, rank, s.work[static_cast<std::size_t>(rank)].host,
                                                               tag, command, subject);
-    return std::make_unique<distributed::CountedRemoteWorker>(std::move(remote), s.work[static_cast<std::size_t>(rank)],
-                                                              s.mutex, release);
+    return std::make_unique<distributed::CountedWorker>(std::move(remote), s.work[static_cast<std::size_t>(rank)],
+                                                        s.mutex, release);
   } catch (...) {
-    release(tag);
+    release();
     throw;
   }
 }
