@@ -217,6 +217,15 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
       ->group(kOutputGroup)
       ->excludes(only_failures);
   command
+      .add_option("--spread", g.spread,
+                  "distributed mode (mpirun -np N): 'cases' runs whole cases side by side, one per rank "
+                  "with --streams-per-rank streams each, like ctest -j across hosts; 'waves' runs cases one "
+                  "after another, each wave's probes over every rank; 'auto' (default): cases when the "
+                  "selection has more cases than there are ranks, waves otherwise")
+      ->check(CLI::IsMember({"auto", "cases", "waves"}))
+      ->type_name("HOW")
+      ->group(kEngineGroup);
+  command
       .add_option("--max-estimate", g.max_estimate,
                   "refuse, before it runs, a case whose reveal is estimated (fewest probes of the model x the "
                   "measured call time) to take more than S seconds (default 3600; 0: no estimate)")

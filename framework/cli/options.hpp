@@ -73,6 +73,7 @@ struct GateOptions {
   bool only_failures = false;  // --only-failures: the table lists the cases that did not pass
   bool all_rows = false;       // --all-rows: every case, also on a terminal when all passed
   double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)
+  std::string spread = "auto";   // --spread auto|cases|waves: what a distributed run spreads over ranks
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report
   PictureOptions picture;           // ... its pictures

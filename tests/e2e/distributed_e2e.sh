@@ -4,7 +4,8 @@
 # and fingerprint for a single-output target (dot) and a grid target (gemm), the same report and
 # byte-identical goldens for a suite, with Open MPI (2 and 4 ranks) and MPICH; the JSON names the
 # ranks and the probes each measured (they add up to the reveal's). A library that crashes or hangs
-# on another rank is a named fault that says which rank; the job still ends and reports.
+# on another rank is a named fault that says which rank; the job still ends and reports. A suite's
+# cases run side by side on the ranks (--spread cases) or one after another (--spread waves).
 # Exit 77 (a CTest skip) when Open MPI or the transport plugin is missing.
 # usage: distributed_e2e.sh <fprev-golden> <source root> <fault-injection BLAS> <folder of the worker and plugins>
 set -uo pipefail
@@ -123,6 +124,27 @@ if [ -n "$(rows check-serial.txt)" ] && [ "$(rows check-serial.txt)" = "$(rows c
   pass "mpirun -np 4 check: every row of the serial report ($(rows check-dist.txt | wc -l) cases, all listed)"
 else fail "the reports differ:"; diff <(rows check-serial.txt) <(rows check-dist.txt) | head; fi
 expect_in "passed, 0 failed, 0 skipped" check-dist.txt "the distributed check's summary"
+# 9 cases on 4 ranks: whole cases side by side, each on one rank (--spread auto); --spread waves
+# runs them one after another, each wave over every rank: the same report either way.
+"$openmpi" -np 4 "$FG" check --suite spread --suites suites --golden golden-serial --json >check-cases.json 2>&1
+expect_status 0 $? "mpirun -np 4 check --json"
+python3 - check-cases.json <<'PY' && pass "cases spread: each case's probes on one rank, the cases over several ranks" || fail "cases spread: per-rank probes"
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+used = set()
+for c in cases:
+    probes = c["stats"]["rank_probes"]
+    assert len(probes) == 4, probes
+    busy = [r for r, p in enumerate(probes) if p > 0]
+    assert len(busy) <= 1, (c["test"], probes)
+    assert sum(probes) == c["stats"]["probes"], (c["test"], probes, c["stats"]["probes"])
+    used.update(busy)
+assert len(used) >= 2, used
+PY
+"$openmpi" -np 4 "$FG" check --suite spread --suites suites --golden golden-serial --spread waves >check-waves.txt 2>&1
+expect_status 0 $? "mpirun -np 4 check --spread waves"
+[ "$(rows check-serial.txt)" = "$(rows check-waves.txt)" ] \
+  && pass "--spread waves: the serial report's rows" || fail "--spread waves: the rows differ"
 
 # 5. A library that crashes only on rank 1 (MPMD: rank 1's workers inherit FAULT_BLAS_MODE).
 fault=$FAULT_BLAS

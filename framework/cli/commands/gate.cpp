@@ -15,6 +15,7 @@
 #include "../report/reporter.hpp"
 #include "../selection.hpp"
 #include "../version.hpp"
+#include "case_spreader.hpp"
 #include "distributed_mode.hpp"
 #include "engine_options.hpp"
 #include "fprev/runner.hpp"
@@ -140,6 +141,11 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);
   const auto reporter = make_reporters(options);
   runner_options.reveal.on_progress = [&reporter](const Progress& p) { reporter->case_progress(p); };
+  if (spread_cases(options, selection.cases.size())) {
+    runner_options.reveal.on_progress = nullptr;  // cases side by side: no one progress line
+    runner_options.streams = options.engine.streams != 0 ? std::min(options.engine.streams, options.engine.streams_per_rank)
+                                                         : options.engine.streams_per_rank;
+  }
   Runner runner(builtin_backends(), runner_options);
   const AcceptCommand accept = accept_command_for(options, selection);
 
@@ -151,11 +157,17 @@ int run_gate(const GateOptions& options, bool update) {
               << " left out by --exclude-label, not counted below\n";
   reporter->run_started({update ? "update" : "check", policy, selection.cases.size(), selection.excluded_by_label,
                          options.selection.excluded_labels});
+  // In a distributed run whole cases may run side by side, one per rank (spread_cases): their
+  // results are reported here in the selection's order, as a serial run reports them.
+  std::unique_ptr<CaseSpreader> spreader;
+  if (spread_cases(options, selection.cases.size()))
+    spreader = std::make_unique<CaseSpreader>(selection.cases, runner_options, update);
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < selection.cases.size(); ++k) {
     const SelectedCase& sc = selection.cases[k];
     reporter->case_started(k, test_name(*sc.suite, *sc.c));
-    results.push_back(update ? runner.update(*sc.suite, *sc.c) : runner.check(*sc.suite, *sc.c));
+    results.push_back(spreader ? spreader->result(k)
+                               : update ? runner.update(*sc.suite, *sc.c) : runner.check(*sc.suite, *sc.c));
     const CaseResult& r = results.back();
     // A misbehaving target can be accepted too: update records its finding as the baseline.
     const bool recordable_finding = r.status == CaseStatus::misbehaves && r.diagnostic &&

@@ -64,12 +64,29 @@ class DistributedSession {
   std::unique_ptr<State> state_;
 };
 
+// A thread of `check` or `update` that runs whole cases on one rank, as `ctest -j` runs tests side
+// by side (cases spread over the ranks): while it lives, the workers the thread's cases start are
+// placed on `home_rank`, and rank_work() on this thread counts only their work.
+class CaseSlot {
+ public:
+  explicit CaseSlot(int home_rank);
+  ~CaseSlot();
+  CaseSlot(const CaseSlot&) = delete;
+  CaseSlot& operator=(const CaseSlot&) = delete;
+
+ private:
+  std::vector<RankWork> work_;
+};
+// The home rank of the calling thread's case slot, or -1 (waves spread over every rank).
+int case_slot_rank();
+
 // The session running now (rank 0), or nullptr in a serial run.
 const DistributedSession* active_distributed_session();
 // Probe streams a case may use in this run: ranks x streams per rank in a distributed run, 0 (one
 // per core) otherwise.
 std::size_t distributed_streams();
-// The work of every rank so far (one entry per rank, in rank order); empty in a serial run.
+// The work of every rank so far (one entry per rank, in rank order; in a case slot: that slot's
+// cases' work only); empty in a serial run.
 std::vector<RankWork> rank_work();
 // Sets stats.ranks and stats.rank_probes from the work done since `before` (rank_work() taken
 // when the reveal began). Leaves a serial run's stats as they are.

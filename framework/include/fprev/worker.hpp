@@ -45,8 +45,9 @@ WorkerLimits worker_limits();
 std::size_t worker_memory_limit();
 
 // The hard time limit of the case running now (the runner sets it from max_seconds, `reveal` from
-// --max-seconds): a worker still inside a call when it passes is killed and reported hung. Process
-// wide, because a case's probe streams call their workers from several threads.
+// --max-seconds): a worker still inside a call when it passes is killed and reported hung. It holds
+// for the calling thread (a distributed check runs cases on several threads) and for the targets
+// made while it lives, whichever thread calls them (a case's probe streams).
 class CaseDeadline {
  public:
   explicit CaseDeadline(double seconds);  // 0 or less: no deadline

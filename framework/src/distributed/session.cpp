@@ -20,9 +20,9 @@ using worker::Json;
 // whose tag is given back when it goes.
 class CountedWorker final : public worker::WorkerChannel {
  public:
-  CountedWorker(std::unique_ptr<worker::WorkerChannel> channel, RankWork& work, std::mutex& mutex,
+  CountedWorker(std::unique_ptr<worker::WorkerChannel> channel, std::vector<RankWork*> tallies, std::mutex& mutex,
                 std::function<void()> on_close = {})
-      : channel_(std::move(channel)), work_(work), mutex_(mutex), on_close_(std::move(on_close)) {}
+      : channel_(std::move(channel)), tallies_(std::move(tallies)), mutex_(mutex), on_close_(std::move(on_close)) {}
   ~CountedWorker() override {
     channel_.reset();
     if (on_close_) on_close_();
@@ -32,8 +32,10 @@ class CountedWorker final : public worker::WorkerChannel {
   Json call(Json request, const worker::InFlight& in_flight) override {
     Json reply = channel_->call(std::move(request), in_flight);
     const std::lock_guard lock(mutex_);
-    work_.probes += in_flight.probes;
-    work_.calls += in_flight.calls;
+    for (RankWork* work : tallies_) {
+      work->probes += in_flight.probes;
+      work->calls += in_flight.calls;
+    }
     return reply;
   }
   worker::SharedMemory& shared_memory() override { return channel_->shared_memory(); }
@@ -41,7 +43,7 @@ class CountedWorker final : public worker::WorkerChannel {
 
  private:
   std::unique_ptr<worker::WorkerChannel> channel_;
-  RankWork& work_;
+  std::vector<RankWork*> tallies_;  // the rank's, and the case slot's that placed it
   std::mutex& mutex_;
   std::function<void()> on_close_;
 };
@@ -63,14 +65,22 @@ struct DistributedSession::State {
 namespace {
 std::atomic<DistributedSession*> active_session{nullptr};
 DistributedSession::State* active_state = nullptr;
+// The calling thread's case slot (CaseSlot): its home rank and its own counts.
+thread_local int slot_rank = -1;
+thread_local std::vector<RankWork>* slot_work = nullptr;
 
 std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command, const std::string& subject) {
   DistributedSession::State& s = *active_state;
   const int ranks = s.link->size();
-  const int rank = static_cast<int>(s.next_placement++ % static_cast<std::size_t>(ranks));
+  const int rank = slot_rank >= 0 ? slot_rank % ranks
+                                  : static_cast<int>(s.next_placement++ % static_cast<std::size_t>(ranks));
+  // A slot's workers serve only that slot's cases (each slot has its own runner and instances),
+  // so they count into the slot's tally too.
+  std::vector<RankWork*> tallies = {&s.work[static_cast<std::size_t>(rank)]};
+  if (slot_work != nullptr) tallies.push_back(&(*slot_work)[static_cast<std::size_t>(rank)]);
   if (rank == 0)
     return std::make_unique<distributed::CountedWorker>(std::make_unique<worker::WorkerProcess>(command, subject),
-                                                        s.work[0], s.mutex);
+                                                        tallies, s.mutex);
   int tag = distributed::kFirstWorkerTag;
   {
     const std::lock_guard lock(s.mutex);
@@ -87,8 +97,7 @@ std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command
   try {
     auto remote = std::make_unique<distributed::RemoteWorker>(*s.link, rank, s.work[static_cast<std::size_t>(rank)].host,
                                                               tag, command, subject);
-    return std::make_unique<distributed::CountedWorker>(std::move(remote), s.work[static_cast<std::size_t>(rank)],
-                                                        s.mutex, release);
+    return std::make_unique<distributed::CountedWorker>(std::move(remote), tallies, s.mutex, release);
   } catch (...) {
     release();
     throw;
@@ -185,7 +194,24 @@ void record_rank_work(RevealStats& stats, const std::vector<RankWork>& before) {
 std::vector<RankWork> rank_work() {
   if (active_state == nullptr) return {};
   const std::lock_guard lock(active_state->mutex);
-  return active_state->work;
+  return slot_work != nullptr ? *slot_work : active_state->work;
 }
+
+CaseSlot::CaseSlot(int home_rank) {
+  if (active_state != nullptr) {
+    const std::lock_guard lock(active_state->mutex);
+    work_ = active_state->work;
+    for (RankWork& w : work_) w.probes = w.calls = 0;
+  }
+  slot_rank = home_rank;
+  slot_work = &work_;
+}
+
+CaseSlot::~CaseSlot() {
+  slot_rank = -1;
+  slot_work = nullptr;
+}
+
+int case_slot_rank() { return slot_rank; }
 
 }  // namespace fprev

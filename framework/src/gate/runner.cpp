@@ -321,7 +321,6 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   // The case's budget is a hard limit: a worker still inside a call when it runs out is killed
   // (fprev/worker.hpp), where the engine itself can only stop between calls.
   const CaseDeadline deadline(budget_of(c));
-  const std::vector<RankWork> work_before = rank_work();  // distributed mode: per-rank probe counts
   std::unique_ptr<Target> target;
   try {
     instance.instance->validate_case(c.params);
@@ -343,6 +342,9 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     // Refused before any probe when the work (the proof of the golden, or a reveal's fewest
     // probes) would not fit the cap or the budget.
     if (!within_estimate(*target, reveal_options, proof_probes, result)) return Outcome::failed;
+    // Distributed mode: the probes each rank measures from here on (the estimate's timing calls
+    // above are not the reveal's probes).
+    const std::vector<RankWork> work_before = rank_work();
     std::size_t confirm_probes = 0;
     std::optional<OrderMap> known;
     std::optional<Diagnostic> refuted;

@@ -20,9 +20,12 @@ WorkerLimits& limits_storage() {
   return limits;
 }
 
-// Seconds on the steady clock (0: no deadline), and the budget it came from.
-std::atomic<double> deadline_at{0.0};
-std::atomic<double> deadline_budget{0.0};
+// The deadline of the case the calling thread runs: seconds on the steady clock (0: none), and the
+// budget it came from. Per thread, because `check` in a distributed run runs several cases at once;
+// a case's targets capture it when they are made (on the case's thread) and carry it to the probe
+// streams' threads (worker::ThreadDeadline).
+thread_local double deadline_at = 0.0;
+thread_local double deadline_budget = 0.0;
 
 double steady_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -49,8 +52,7 @@ std::size_t worker_memory_limit() {
   return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
 }
 
-CaseDeadline::CaseDeadline(double seconds)
-    : previous_(deadline_at.load()), previous_budget_(deadline_budget.load()) {
+CaseDeadline::CaseDeadline(double seconds) : previous_(deadline_at), previous_budget_(deadline_budget) {
   deadline_at = seconds > 0.0 ? steady_now() + seconds : 0.0;
   deadline_budget = seconds > 0.0 ? seconds : 0.0;
 }
@@ -61,28 +63,24 @@ CaseDeadline::~CaseDeadline() {
 }
 
 namespace worker {
-namespace {
-thread_local bool thread_deadline_set = false;
-thread_local std::optional<ActiveDeadline> thread_deadline;
-}  // namespace
 
-ThreadDeadline::ThreadDeadline(std::optional<ActiveDeadline> deadline) {
-  thread_deadline = deadline;
-  thread_deadline_set = true;
+ThreadDeadline::ThreadDeadline(std::optional<ActiveDeadline> deadline)
+    : previous_at_(deadline_at), previous_budget_(deadline_budget) {
+  deadline_at = deadline ? std::chrono::duration<double>(deadline->at.time_since_epoch()).count() : 0.0;
+  deadline_budget = deadline ? deadline->budget_seconds : 0.0;
 }
 
 ThreadDeadline::~ThreadDeadline() {
-  thread_deadline.reset();
-  thread_deadline_set = false;
+  deadline_at = previous_at_;
+  deadline_budget = previous_budget_;
 }
 
 std::optional<ActiveDeadline> active_case_deadline() {
-  if (thread_deadline_set) return thread_deadline;
-  const double at = deadline_at.load();
+  const double at = deadline_at;
   if (at <= 0.0) return std::nullopt;
   const auto time_point = std::chrono::steady_clock::time_point(
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(at)));
-  return ActiveDeadline{time_point, deadline_budget.load()};
+  return ActiveDeadline{time_point, deadline_budget};
 }
 
 }  // namespace worker

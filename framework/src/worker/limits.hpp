@@ -12,15 +12,19 @@ struct ActiveDeadline {
 };
 std::optional<ActiveDeadline> active_case_deadline();
 
-// The calling thread's deadline, in place of the process-wide one while it lives: a rank of a
-// distributed run serves the workers of rank 0's streams on several threads, each call with the
-// time rank 0's case had left (nullopt: none).
+// A case's deadline on another thread while it lives: the probe streams' threads call the targets
+// a case made (each target keeps the deadline that was in effect when it was made), and a serving
+// rank of a distributed run calls its workers with the time rank 0's case had left (nullopt: none).
 class ThreadDeadline {
  public:
   explicit ThreadDeadline(std::optional<ActiveDeadline> deadline);
   ~ThreadDeadline();
   ThreadDeadline(const ThreadDeadline&) = delete;
   ThreadDeadline& operator=(const ThreadDeadline&) = delete;
+
+ private:
+  double previous_at_;
+  double previous_budget_;
 };
 
 }  // namespace fprev::worker

@@ -18,6 +18,7 @@
 #include "fprev/backend_module.hpp"
 #include "fprev/distributed.hpp"
 #include "fprev/worker.hpp"
+#include "worker/limits.hpp"
 #include "worker/worker_process.hpp"
 
 namespace fprev {
@@ -82,6 +83,7 @@ class SupervisedTarget final : public Target {
   SupervisedTarget(std::shared_ptr<InstanceState> state, std::unique_ptr<WorkerChannel> worker,
                    std::uint64_t id, TargetInfo info)
       : state_(std::move(state)), worker_(std::move(worker)), id_(id), info_(std::move(info)),
+        deadline_(active_case_deadline()),
         subject_(info_.description +
                  (info_.description.find(state_->library) == std::string::npos ? ", " + state_->library : "") +
                  " (" + state_->label + ")") {}
@@ -252,6 +254,8 @@ class SupervisedTarget final : public Target {
   // after a failed confirmation, a fingerprint) gets the same diagnostic, not a new one.
   Json call(Json request, const InFlight& in_flight) {
     if (fault_) std::rethrow_exception(fault_);
+    // The deadline of the case that made this target, on whichever thread calls it (a stream's).
+    const ThreadDeadline case_deadline(deadline_);
     try {
       return worker_->call(std::move(request), in_flight);
     } catch (const TargetFault&) {
@@ -295,6 +299,7 @@ class SupervisedTarget final : public Target {
   std::unique_ptr<WorkerChannel> worker_;
   std::uint64_t id_;
   TargetInfo info_;
+  std::optional<ActiveDeadline> deadline_;
   std::string subject_;
   std::exception_ptr fault_;
 };
@@ -342,8 +347,10 @@ class SupervisedInstance final : public BackendInstance {
   // still gets one per rank: each rank's worker is a process of its own, on that rank's cores.
   std::size_t concurrent_targets(const Params& params) const override {
     const auto per_rank = [](std::size_t n) {
+      // (Not for a case slot's case: its workers all run on its home rank.)
       const DistributedSession* session = active_distributed_session();
-      return session == nullptr ? n : std::max(n, static_cast<std::size_t>(session->ranks()));
+      if (session == nullptr || case_slot_rank() >= 0) return n;
+      return std::max(n, static_cast<std::size_t>(session->ranks()));
     };
     {
       const std::lock_guard lock(cache_mutex_);
