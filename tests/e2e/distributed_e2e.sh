@@ -146,6 +146,12 @@ expect_status 0 $? "mpirun -np 4 check --spread waves"
 [ "$(rows check-serial.txt)" = "$(rows check-waves.txt)" ] \
   && pass "--spread waves: the serial report's rows" || fail "--spread waves: the rows differ"
 
+# The cost estimate before a case runs counts the ranks (one case: its waves over every rank).
+"$openmpi" -np 4 "$FG" check --suite spread --suites suites --golden golden-serial --case dot-float64-n4096 \
+  --max-estimate 0.000001 >estimate.txt 2>&1
+expect_status 1 $? "a case refused by its estimate fails (it has a golden here)"
+expect_in "on 4 streams over 4 MPI ranks" estimate.txt "the estimate names the streams and the ranks"
+
 # 5. A library that crashes only on rank 1 (MPMD: rank 1's workers inherit FAULT_BLAS_MODE).
 fault=$FAULT_BLAS
 if [ -f "$fault" ]; then
