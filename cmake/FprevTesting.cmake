@@ -14,11 +14,6 @@ function(fprev_quick_test_build exe)
                             <memory> <optional> <set> <sstream> <string> <string_view> <vector>)
   if(CMAKE_BUILD_TYPE MATCHES "^(Release|RelWithDebInfo)$")
     target_compile_options(${exe} PRIVATE -O1)
-    # GCC 12 at -O1 sees out-of-bounds copies in std::string's inlined code that are not there
-    # (GCC bug 105329, the same family as the -Wrestrict false positive FprevWarnings.cmake drops).
-    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-      target_compile_options(${exe} PRIVATE -Wno-array-bounds -Wno-stringop-overflow)
-    endif()
   endif()
 endfunction()
 

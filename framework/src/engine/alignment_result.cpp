@@ -93,7 +93,10 @@ std::string placements_text(const Placements& placements) {
     while (end + 1 < offsets.size() && offsets[end + 1] == offsets[end] + 1) ++end;
     if (!out.empty()) out += ',';
     out += std::to_string(offsets[k]);
-    if (end > k) out += "-" + std::to_string(offsets[end]);
+    if (end > k) {
+      out += '-';
+      out += std::to_string(offsets[end]);
+    }
     k = end + 1;
   }
   if (placements.padded) {
