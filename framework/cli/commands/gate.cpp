@@ -141,7 +141,8 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);
   const auto reporter = make_reporters(options);
   runner_options.reveal.on_progress = [&reporter](const Progress& p) { reporter->case_progress(p); };
-  if (spread_cases(options, selection.cases.size())) {
+  const bool side_by_side = spread_cases(options, selection.cases.size());
+  if (side_by_side) {
     runner_options.reveal.on_progress = nullptr;  // cases side by side: no one progress line
     runner_options.streams = options.engine.streams != 0 ? std::min(options.engine.streams, options.engine.streams_per_rank)
                                                          : options.engine.streams_per_rank;
@@ -160,7 +161,7 @@ int run_gate(const GateOptions& options, bool update) {
   // In a distributed run whole cases may run side by side, one per rank (spread_cases): their
   // results are reported here in the selection's order, as a serial run reports them.
   std::unique_ptr<CaseSpreader> spreader;
-  if (spread_cases(options, selection.cases.size()))
+  if (side_by_side)
     spreader = std::make_unique<CaseSpreader>(selection.cases, runner_options, update);
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < selection.cases.size(); ++k) {

@@ -1,7 +1,6 @@
 // WorkerLimits and CaseDeadline (fprev/worker.hpp).
 #include <unistd.h>
 
-#include <atomic>
 #include <mutex>
 
 #include "fprev/worker.hpp"
