@@ -83,6 +83,53 @@ sed -i 's/os._exit(3)/ctypes.string_at(0)/' mysums.py
 expect_status 1 $? "a function that crashes the interpreter fails the check"
 expect_in "crashed (SIGSEGV)" segv.txt "the fault is named: crashed (SIGSEGV)"
 
+# Where the data lies: the worker lays a function's numpy arrays out at every offset the alignment
+# check asks for. A function that peels until a 16-byte boundary, as SSE kernels do, adds in one of
+# four orders (offset mod 4): reveal reports the order map over offsets, update records it, and a
+# function that stops peeling fails the check.
+cat > peel.py <<'PY'
+import numpy as np
+
+def peeled(x):
+    head = (-(x.ctypes.data // x.itemsize)) % 4  # floats before the next 16-byte boundary
+    first = np.float32(0)
+    for v in x[:head]:
+        first = np.float32(first + v)
+    rest = np.float32(0)
+    for v in x[head:]:
+        rest = np.float32(rest + v)
+    return np.float32(first + rest)
+PY
+"$FG" reveal --backend python --python "$PY" --library numpy --function peel:peeled --op sum --dtype float32 --n 8 \
+  >peel-reveal.txt 2>&1
+expect_status 0 $? "reveal of a peeling function"
+# The classes as the function defines them: at offset 1 it peels 3 floats (0 1 2), then 3..7.
+expect_in "offsets 0,4,8,12: (((((((0 1) 2) 3) 4) 5) 6) 7)" peel-reveal.txt "no peel on a 16-byte boundary"
+expect_in "offsets 1,5,9,13: (((0 1) 2) ((((3 4) 5) 6) 7))" peel-reveal.txt "three floats peeled at offset 1 mod 4"
+expect_in "offsets 3,7,11,15: (0 ((((((1 2) 3) 4) 5) 6) 7))" peel-reveal.txt "one float peeled at offset 3 mod 4"
+"$FG" reveal --backend python --python "$PY" --library numpy --function peel:peeled --op sum --dtype float32 --n 8 \
+  --format text >peel-text.txt 2>&1
+expect_in "dependent (offsets 0-15 checked, 4 classes)" peel-text.txt "the text report names the dependence"
+mkdir -p peel/suites peel/golden
+sed -e 's/mysums:total/peel:peeled/' -e 's/n: \[8, 33\]/n: 8/' -e 's/suite: mine/suite: peel/' suites/mine.yaml \
+  >peel/suites/peel.yaml
+(cd peel && cp ../peel.py . && "$FG" update --suites suites --golden golden) >peel-update.txt 2>&1
+expect_status 0 $? "update records the peeling function"
+expect_in "alignment: dependent (offsets 0-15 checked, 4 classes)" "$(find peel/golden -name '*.golden')" \
+  "the golden records the order map over offsets"
+cat > peel/peel.py <<'PY'
+import numpy as np
+
+def peeled(x):
+    acc = np.float32(0)
+    for v in x:
+        acc = np.float32(acc + v)
+    return acc
+PY
+(cd peel && "$FG" check --suites suites --golden golden) >peel-check.txt 2>&1
+expect_status 1 $? "check fails once the function no longer depends on where the data lies"
+expect_in "where the data lies" peel-check.txt "the failure says the alignment dependence changed"
+
 # A module named explicitly that cannot be imported: a failure, never a skip.
 sed -i 's/mysums:total/nosuchmodule:total/' suites/mine.yaml
 "$FG" check --suites suites --golden golden >missing.txt 2>&1

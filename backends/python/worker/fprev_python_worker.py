@@ -329,15 +329,18 @@ def load_function(spec):
 FORMATS = ("float16", "bfloat16", "float32", "float64")
 
 
-def aligned(np, rows, columns, dtype, pad_rows=True):
-    """A rows x columns array that starts on a 64-byte boundary, as a fresh library array does.
-    pad_rows: every row starts on one too (a batch of vectors: a reduction's order must not depend on
-    where its row of our staging happens to start); else contiguous (a matrix, as FPRev makes it)."""
+def aligned(np, rows, columns, dtype, pad_rows=True, offset=0, leading_pad=0):
+    """A rows x columns array that starts `offset` elements after a 64-byte boundary (0: where a fresh
+    library array starts). pad_rows: every row starts at that offset too (a batch of vectors: a
+    reduction's order must not depend on where its row of our staging happens to start); else the
+    rows follow each other with a leading dimension of columns + leading_pad (a matrix, as FPRev
+    makes it when leading_pad is 0). The alignment check (docs/alignment.md) asks for the others."""
     itemsize = np.dtype(dtype).itemsize
-    stride = -(-columns * itemsize // 64) * 64 // itemsize if pad_rows else columns
-    raw = np.zeros(rows * stride + 64 // itemsize, dtype=dtype)
-    skip = (-raw.ctypes.data % 64) // itemsize
-    return raw[skip:skip + rows * stride].reshape(rows, stride)[:, :columns]
+    per_line = 64 // itemsize
+    stride = -(-(columns + offset) // per_line) * per_line if pad_rows else columns + leading_pad
+    raw = np.zeros(offset + rows * stride + per_line, dtype=dtype)
+    start = (-raw.ctypes.data % 64) // itemsize + offset
+    return raw[start:start + rows * stride].reshape(rows, stride)[:, :columns]
 
 
 class Target:
@@ -364,20 +367,14 @@ class Target:
         if self.op in ("sum", "dot"):
             self.n = n
             self.batch = max(1, min(MAX_BATCH, BATCH_ELEMENTS // n))
-            self.x = aligned(np, self.batch, n, self.stage)
-            self.y = aligned(np, self.batch, n, self.stage) if self.op == "dot" else None
             traits["summand"] = "plain" if self.op == "sum" else "product"
             description = "%s %s %s n=%d" % (who, self.op, self.dtype, n)
         elif self.op == "gemv":
             m = int(params["m"])
             self.trans = trans or "N"
             # A is m x n; N: y = A @ x sums over n (m outputs); T: y = x @ A sums over m (n outputs)
-            self.a = aligned(np, m, n, self.stage, False)
             self.rows, self.n = (m, n) if self.trans == "N" else (n, m)
             self.columns = 1
-            self.op_a = self.a if self.trans == "N" else self.a.T  # rows x reduction
-            self.vec = aligned(np, 1, self.n, self.stage)[0]
-            self.op_b = self.vec[:, None]  # reduction x 1
             self.batch = 1
             self.grid = (self.rows, 1)
             traits["summand"] = "product_shared_rhs"
@@ -387,10 +384,6 @@ class Target:
             m, k = int(params["m"]), int(params["k"])
             self.trans = trans or "NN"
             ta, tb = self.trans
-            self.a = aligned(np, m, k, self.stage, False) if ta == "N" else aligned(np, k, m, self.stage, False)
-            self.b = aligned(np, k, n, self.stage, False) if tb == "N" else aligned(np, n, k, self.stage, False)
-            self.op_a = self.a if ta == "N" else self.a.T
-            self.op_b = self.b if tb == "N" else self.b.T
             self.rows, self.n, self.columns = m, k, n
             self.batch = 1
             self.grid = (m, n)
@@ -403,13 +396,52 @@ class Target:
         if library.name == "torch":
             description += ", %d thread%s, %s" % (library.threads, "" if library.threads == 1 else "s",
                                                   torch_capability(library.torch, library.torch.__config__.show()))
-        self.shared_value = None  # the constant the shared operand holds, when it holds one
         self.backgrounds = {}
-        self.row_keys = None  # per staging row: the background it holds (sum, dot)
+        # Where the data lies is ours to choose only where the library computes on our buffers
+        # (numpy, torch on the CPU): a copy (the device, bfloat16, JAX) lands where its allocator puts it.
+        self.honours_offsets = library.zero_copy(self.dtype)
         self.info = {"description": description, "n": self.n, "traits": traits, "max_batch": self.batch,
                      "grid": {"rows": self.grid[0], "columns": self.grid[1]},
-                     "columns_placement": self.grid != (1, 1)}
+                     "columns_placement": self.grid != (1, 1),
+                     "alignment": "honours_offsets" if self.honours_offsets else "not_applicable",
+                     # a matrix's leading dimension grows by leading_pad (its rows start elsewhere)
+                     "leading_dimensions": self.honours_offsets and self.op in ("gemv", "gemm")}
+        self.layout = None
+        self.place(0, 0)
+
+    def place(self, offset, leading_pad):
+        """Builds the staging arrays with the data `offset` elements after a 64-byte boundary and the
+        matrices' leading dimensions grown by `leading_pad` (the alignment check); kept until a call
+        asks for another placement."""
+        if (offset, leading_pad) == self.layout:
+            return
+        np = self.np
+        per_line = 64 // np.dtype(self.stage).itemsize
+        if (offset or leading_pad) and not self.honours_offsets:
+            raise Failure("internal", "a placement (offset %d, leading_pad %d) for a target that does not honour offsets"
+                          % (offset, leading_pad))
+        if not 0 <= offset < per_line or not 0 <= leading_pad <= per_line:
+            raise Failure("internal", "offset %d or leading_pad %d out of range" % (offset, leading_pad))
+        stage = self.stage
+        if self.op in ("sum", "dot"):
+            self.x = aligned(np, self.batch, self.n, stage, offset=offset)
+            self.y = aligned(np, self.batch, self.n, stage, offset=offset) if self.op == "dot" else None
+        elif self.op == "gemv":
+            m, n = (self.rows, self.n) if self.trans == "N" else (self.n, self.rows)
+            self.a = aligned(np, m, n, stage, False, offset, leading_pad)
+            self.op_a = self.a if self.trans == "N" else self.a.T  # rows x reduction
+            self.vec = aligned(np, 1, self.n, stage, offset=offset)[0]
+            self.op_b = self.vec[:, None]  # reduction x 1
+        else:
+            (ta, tb), m, k, n = self.trans, self.rows, self.n, self.columns
+            self.a = aligned(np, *((m, k) if ta == "N" else (k, m)), stage, False, offset, leading_pad)
+            self.b = aligned(np, *((k, n) if tb == "N" else (n, k)), stage, False, offset, leading_pad)
+            self.op_a = self.a if ta == "N" else self.a.T
+            self.op_b = self.b if tb == "N" else self.b.T
+        self.shared_value = None  # the constant the shared operand holds, when it holds one
+        self.row_keys = None  # per staging row: the background it holds (sum, dot)
         self.compute = self.make_compute()
+        self.layout = (offset, leading_pad)
 
     def make_compute(self):
         """The op as FPRev writes it, on the library's arrays built over our buffers."""
@@ -537,8 +569,9 @@ class Target:
             self.op_b[:, :count] = inputs[:count].T
             self.op_b[:, count:] = 0
 
-    def probes(self, shm, sections, placement):
+    def probes(self, shm, sections, placement, offset=0, leading_pad=0):
         np = self.np
+        self.place(offset, leading_pad)
         values = shm.section(np, sections, "values", "<f8")
         calls = shm.section(np, sections, "calls", "<u4").reshape(-1, 3)
         lists = shm.section(np, sections, "call_backgrounds", "<u4")
@@ -580,8 +613,9 @@ class Target:
             raise Failure("target_error", "%s: %s" % (type(error).__name__, error), done=done)
         self.lib.synchronize()
 
-    def values(self, shm, sections, placement):
+    def values(self, shm, sections, placement, offset=0, leading_pad=0):
         np = self.np
+        self.place(offset, leading_pad)
         calls = shm.section(np, sections, "calls", "<u8").reshape(-1, 4)
         a = shm.section(np, sections, "a", "<f8")
         b = shm.section(np, sections, "b", "<f8")
@@ -661,7 +695,8 @@ class Server:
             if target is None:
                 raise Failure("internal", "no target %s" % request["target"])
             start = time.perf_counter()
-            getattr(target, op)(self.shm, request["sections"], request.get("placement", "rows"))
+            getattr(target, op)(self.shm, request["sections"], request.get("placement", "rows"),
+                                int(request.get("offset", 0)), int(request.get("leading_pad", 0)))
             return {"seconds": time.perf_counter() - start}
         raise Failure("internal", "unknown request '%s'" % op)
 
