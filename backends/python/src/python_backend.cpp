@@ -81,7 +81,10 @@ std::string platform_key(const Settings& s, const Identity& identity) {
     std::string device = lower(detail(identity, "cuda_device"));
     for (char& c : device)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    return "cuda-" + (device.empty() ? std::string("unknown") : device);
+    std::string key = "cuda-" + (device.empty() ? std::string("unknown") : device);
+    // JAX's GPU reductions take another (and a stable) order under XLA's deterministic ops
+    if (s.library == "jax" && detail(identity, "xla_deterministic_ops") == "true") key += "-xla_deterministic";
+    return key;
   }
   std::string key;
   if (s.library == "torch") key = lower(detail(identity, "capability")) + "-";

@@ -122,6 +122,8 @@ Settings parse_settings(const Params& given) {
     throw ConfigError("capability", "capability applies to library torch only (ATEN_CPU_CAPABILITY), not " + s.library);
   if (s.device == "cuda" && s.library == "numpy")
     throw ConfigError("device", "library numpy runs on the CPU only; use torch, jax or cupy with device: cuda");
+  if (s.device != "cuda" && s.library == "cupy")
+    throw ConfigError("device", "library cupy runs on a GPU only: set device: cuda (allowed values: cpu, cuda)");
   if (s.device == "cuda" && (!s.capability.empty() || !s.blas_kernel.empty()))
     throw ConfigError(s.capability.empty() ? "blas_kernel" : "capability",
                       "capability and blas_kernel choose CPU kernels; they do not apply to device: cuda");

@@ -51,6 +51,9 @@ TEST(PythonSettings, CheckedAgainstEachOther) {
   EXPECT_EQ(parameter({{"library", "torch"}, {"capability", "avx512"}}), "accepted");
   EXPECT_EQ(parameter({{"library", "numpy"}, {"capability", "avx2"}}), "capability");
   EXPECT_EQ(parameter({{"library", "numpy"}, {"device", "cuda"}}), "device");
+  EXPECT_EQ(parameter({{"library", "cupy"}}), "device");  // CuPy has no CPU arrays
+  EXPECT_EQ(parameter({{"library", "cupy"}, {"device", "cuda"}}), "accepted");
+  EXPECT_EQ(parameter({{"library", "jax"}, {"device", "cuda"}}), "accepted");
   EXPECT_EQ(parameter({{"library", "torch"}, {"device", "cuda"}, {"blas_kernel", "Haswell"}}), "blas_kernel");
   EXPECT_EQ(parameter({{"function", "mysums.total"}}), "function");
   EXPECT_EQ(parameter({{"function", "mysums:total"}}), "accepted");

@@ -151,11 +151,16 @@ def loaded_blas():
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        for symbol, field in (("openblas_get_corename", "corename"), ("openblas_get_config", "config")):
-            fn = getattr(lib, symbol, None)
-            if fn is not None and not result[field]:
-                fn.restype = ctypes.c_char_p
-                result[field] = (fn() or b"").decode("utf-8", "replace").strip()
+        # NumPy's and SciPy's wheels carry OpenBLAS with its symbols renamed (scipy-openblas)
+        for field, symbols in (("corename", ("openblas_get_corename", "scipy_openblas_get_corename64_",
+                                             "scipy_openblas_get_corename")),
+                               ("config", ("openblas_get_config", "scipy_openblas_get_config64_",
+                                           "scipy_openblas_get_config"))):
+            for symbol in symbols:
+                fn = getattr(lib, symbol, None)
+                if fn is not None and not result[field]:
+                    fn.restype = ctypes.c_char_p
+                    result[field] = (fn() or b"").decode("utf-8", "replace").strip()
         if result["corename"]:
             result["file"] = os.path.realpath(path)
             break
@@ -187,9 +192,18 @@ class Library:
             except Exception as error:  # noqa: BLE001
                 raise unavailable("host_cannot_run", "library: cupy: no CUDA device here (%s)" % error)
         elif self.name == "jax":
+            # JAX puts arrays on its default platform, a GPU where it finds one: pinned to the device
+            # asked for before it loads, so that a CPU instance never computes on a GPU.
+            os.environ["JAX_PLATFORMS"] = "cuda" if self.device == "cuda" else "cpu"
             self.jax = import_module("jax", "JAX (library: jax)", False)
+            # Without x64 JAX silently makes float64 arrays float32: another order, another dtype.
+            self.jax.config.update("jax_enable_x64", True)
             self.jnp = import_module("jax.numpy", "jax.numpy", False)
-            if self.device == "cuda" and not any(d.platform == "gpu" for d in self.jax.devices()):
+            try:
+                devices = self.jax.devices()
+            except RuntimeError as error:  # no backend for JAX_PLATFORMS
+                raise unavailable("host_cannot_run", "device: %s: JAX has no such platform here (%s)" % (self.device, error))
+            if self.device == "cuda" and not any(d.platform == "gpu" for d in devices):
                 raise unavailable("host_cannot_run", "device: cuda: JAX sees no GPU here")
         elif self.name == "numpy":
             if self.device == "cuda":
@@ -261,7 +275,7 @@ class Library:
         details["blas_family_core"] = blas["corename"]
         if blas["config"]:
             details["blas_config"] = blas["config"]
-        for name in ("ATEN_CPU_CAPABILITY", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        for name in ("ATEN_CPU_CAPABILITY", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "XLA_FLAGS"):
             if os.environ.get(name):
                 details["env_" + name] = os.environ[name]
         library, version, configuration = "NumPy", np.__version__, ""
@@ -278,13 +292,30 @@ class Library:
             details["torch_threads"] = str(torch.get_num_threads())
             if self.device == "cuda":
                 details["cuda_device"] = torch.cuda.get_device_name()
+                details["cuda_capability"] = "%d.%d" % torch.cuda.get_device_capability()
+                details["cuda_version"] = str(torch.version.cuda)
+                # TF32 in matmuls changes the arithmetic: part of what the golden records
+                details["allow_tf32"] = str(torch.backends.cuda.matmul.allow_tf32)
         elif self.name == "numpy":
             configuration = "numpy %s, BLAS %s" % (np.__version__, blas.get("file", details["blas_files"]))
         elif self.name == "jax":
             library, version = "JAX", self.jax.__version__
             configuration = ", ".join(str(d) for d in self.jax.devices())
+            if self.device == "cuda":
+                details["cuda_device"] = self.jax.devices()[0].device_kind
+                # Measured on an H200 (backends/python/README.md): without XLA's deterministic ops
+                # the orders of sums and dots change from one process to the next; with them they
+                # are stable, and other orders. So the flag is part of the platform key.
+                flags = os.environ.get("XLA_FLAGS", "").replace("=", " ").split()
+                deterministic = "--xla_gpu_deterministic_ops" in flags and \
+                    flags[flags.index("--xla_gpu_deterministic_ops") + 1:][:1] not in (["false"], ["0"])
+                details["xla_deterministic_ops"] = "true" if deterministic else "false"
         elif self.name == "cupy":
             library, version = "CuPy", self.cupy.__version__
+            properties = self.cupy.cuda.runtime.getDeviceProperties(0)
+            name = properties.get("name", b"")
+            details["cuda_device"] = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
+            details["cuda_capability"] = "%s.%s" % (properties.get("major", "?"), properties.get("minor", "?"))
         if self.function is not None:
             details["function"] = settings.get("function", "")
             details["function_file"] = getattr(sys.modules.get(self.function.__module__), "__file__", "") or ""
@@ -393,7 +424,9 @@ class Target:
             description = description.replace("^T A", "A.T").replace("^T B", "B.T")
         else:
             raise config_error("op", "unknown op '%s'; allowed values: sum, dot, gemv, gemm" % self.op)
-        if library.name == "torch":
+        if library.name == "torch" and library.device == "cuda":
+            description += ", %s" % library.torch.cuda.get_device_name()
+        elif library.name == "torch":
             description += ", %d thread%s, %s" % (library.threads, "" if library.threads == 1 else "s",
                                                   torch_capability(library.torch, library.torch.__config__.show()))
         self.backgrounds = {}
