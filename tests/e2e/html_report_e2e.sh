@@ -96,6 +96,9 @@ expect_in "reproducibility/demo/ref/sum-float32-pairwise-n1000: the summation tr
 expect_in "reproducibility/demo/ref/sum-float32-nondeterministic-n64: the target misbehaves: nondeterministic" \
   dom.html "the misbehaving case's section"
 expect_in "no golden for platform" dom.html "the skip and why"
+expect_in "<th>alignment</th>" dom.html "the summary table has an alignment column"
+expect_in "<td>independent (offsets 0-15 checked)</td>" dom.html "a reference sum's order is independent of the offset"
+expect_in "<td>not applicable</td>" dom.html "tcsim places no data: not applicable"
 if command -v dot >/dev/null; then
   expect_in "<svg" dom.html "the picture of the diff is inline SVG"
   expect_in "#f4cccc" dom.html "the picture marks what differs"

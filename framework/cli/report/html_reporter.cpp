@@ -208,7 +208,7 @@ class HtmlReporter final : public Reporter {
  private:
   std::string summary_table(const std::vector<CaseResult>& results) const {
     std::string out = "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>suite</th><th>backend</th><th>case</th>"
-                      "<th>status</th><th>time</th><th>detail</th></tr>\n";
+                      "<th>status</th><th>time</th><th>alignment</th><th>detail</th></tr>\n";
     for (std::size_t k = 0; k < results.size() && k < entries_.size(); ++k) {
       const CaseResult& r = results[k];
       const Entry& entry = entries_[k];
@@ -219,9 +219,19 @@ class HtmlReporter final : public Reporter {
         status = "<a href=\"#case-" + std::to_string(k) + "\">" + status + "</a>";
       out += "<tr><td>" + escape(r.suite) + "</td><td>" + escape(r.backend) + "</td><td>" + escape(r.case_id) +
              "</td><td class=\"" + category_class(entry.category) + "\">" + status + "</td><td class=\"time\">" +
-             time.str() + "</td><td>" + escape(case_detail(r)) + "</td></tr>\n";
+             time.str() + "</td><td>" + escape(alignment_cell(r)) + "</td><td>" + escape(case_detail(r)) +
+             "</td></tr>\n";
     }
     return out + "</table>\n";
+  }
+
+  // Whether the order depends on where the data lies (docs/alignment.md): the result's verdict, or
+  // "not recorded" for a case compared with a golden written before the check; nothing where the
+  // case reached no order.
+  static std::string alignment_cell(const CaseResult& r) {
+    if (r.alignment) return r.alignment->summary();
+    if (r.golden && (r.status == CaseStatus::passed || r.status == CaseStatus::differs)) return "not recorded";
+    return "";
   }
 
   std::string sections(Category category, const char* heading, const char* css_class) const {
