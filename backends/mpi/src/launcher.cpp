@@ -16,9 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
 
 bool executable_file(const fs::path& path) {
   std::error_code ec;
@@ -157,7 +154,7 @@ LaunchEnvironment launch_environment(const std::vector<std::string>& inherited,
   LaunchEnvironment env;
   for (const std::string& entry : inherited) {
     const std::string name = entry.substr(0, entry.find('='));
-    if (starts_with(name, "OMPI_MCA_coll") || starts_with(name, "MPIR_CVAR_")) {
+    if (name.starts_with("OMPI_MCA_coll") || name.starts_with("MPIR_CVAR_")) {
       env.ignored.push_back(name);
       continue;
     }

@@ -15,9 +15,6 @@ constexpr const char* kMpichPrefix = "MPIR_CVAR_";
 constexpr const char* kDynamicRules = "OMPI_MCA_coll_tuned_use_dynamic_rules";
 constexpr std::size_t kMaxTuningVariables = 32;
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
 
 std::vector<std::string> split_words(const std::string& text) {
   std::istringstream in(text);
@@ -84,7 +81,7 @@ bool valid_name(const std::string& name) {
 std::string key_component(const TuningVariable& v) {
   std::string name = v.name;
   for (const char* prefix : {kOpenMpiPrefix, kMpichPrefix})
-    if (starts_with(name, prefix)) name = name.substr(std::string(prefix).size());
+    if (name.starts_with(prefix)) name = name.substr(std::string(prefix).size());
   std::string out;
   for (char c : name) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   out += "." + v.value;
@@ -97,7 +94,7 @@ std::string key_component(const TuningVariable& v) {
 // coll_tuned_use_dynamic_rules is set.
 bool forces_tuned_algorithm(const std::vector<TuningVariable>& tuning) {
   return std::any_of(tuning.begin(), tuning.end(), [](const TuningVariable& v) {
-    return starts_with(v.name, "OMPI_MCA_coll_tuned_") &&
+    return v.name.starts_with("OMPI_MCA_coll_tuned_") &&
            v.name.find("_algorithm") != std::string::npos;
   });
 }
@@ -192,7 +189,7 @@ Settings parse_settings(const Params& resolved) {
 std::vector<TuningVariable> normalize_tuning(Family family, std::vector<TuningVariable> tuning) {
   const std::string prefix = family == Family::openmpi ? kOpenMpiPrefix : kMpichPrefix;
   for (const TuningVariable& v : tuning)
-    if (!starts_with(v.name, prefix) || v.name.size() == prefix.size())
+    if (!v.name.starts_with(prefix) || v.name.size() == prefix.size())
       throw ConfigError("tuning", "mpi: " + family_name(family) + " is tuned with " + prefix +
                                       "* variables; '" + v.name + "' is not one");
   if (family == Family::openmpi) {
@@ -207,7 +204,7 @@ std::vector<TuningVariable> normalize_tuning(Family family, std::vector<TuningVa
 }
 
 std::string cvar_name(Family family, const std::string& variable) {
-  if (family == Family::openmpi && starts_with(variable, kOpenMpiPrefix))
+  if (family == Family::openmpi && variable.starts_with(kOpenMpiPrefix))
     return variable.substr(std::string(kOpenMpiPrefix).size());
   return variable;
 }

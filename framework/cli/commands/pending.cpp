@@ -14,7 +14,7 @@
 namespace fprev::cli {
 namespace {
 
-std::string test_name(const GoldenLocation& l) {
+std::string pending_test_name(const GoldenLocation& l) {
   return "reproducibility/" + l.suite + "/" + l.backend + "/" + l.case_id;
 }
 
@@ -55,7 +55,7 @@ struct Resolution {
 Json resolution_to_json(const Resolution& r) {
   const GoldenLocation& l = r.file->location;
   Json json = Json::object();
-  json["test"] = test_name(l);
+  json["test"] = pending_test_name(l);
   json["suite"] = l.suite;
   json["backend"] = l.backend;
   json["case"] = l.case_id;
@@ -90,11 +90,11 @@ int report(const char* command, const PendingSelection& selection, const std::ve
     for (const Resolution& r : resolutions) {
       const GoldenLocation& l = r.file->location;
       if (r.outcome == "refused") {
-        std::cout << "REFUSED " << test_name(l) << ": " << r.message << "\n";
+        std::cout << "REFUSED " << pending_test_name(l) << ": " << r.message << "\n";
       } else if (r.outcome == "rejected") {
-        std::cout << "REJECTED " << test_name(l) << " (removed " << l.path.string() << ")\n";
+        std::cout << "REJECTED " << pending_test_name(l) << " (removed " << l.path.string() << ")\n";
       } else {
-        std::cout << "ACCEPTED " << test_name(l) << ": " << r.change << "\n  " << r.file->golden_path.string() << " "
+        std::cout << "ACCEPTED " << pending_test_name(l) << ": " << r.change << "\n  " << r.file->golden_path.string() << " "
                   << r.outcome << "\n";
       }
     }

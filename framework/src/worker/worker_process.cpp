@@ -94,14 +94,14 @@ bool is_mpi_job_variable(std::string_view entry) {
   return false;
 }
 
-std::atomic<WorkerPlacement> placement{nullptr};
+std::atomic<WorkerPlacement> worker_placement_hook{nullptr};
 
 }  // namespace
 
-void set_worker_placement(WorkerPlacement chosen) { placement = chosen; }
+void set_worker_placement(WorkerPlacement chosen) { worker_placement_hook = chosen; }
 
 std::unique_ptr<WorkerChannel> start_worker(const WorkerCommand& command, const std::string& subject) {
-  if (const WorkerPlacement chosen = placement.load()) return chosen(command, subject);
+  if (const WorkerPlacement chosen = worker_placement_hook.load()) return chosen(command, subject);
   return std::make_unique<WorkerProcess>(command, subject);
 }
 
