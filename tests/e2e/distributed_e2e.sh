@@ -174,4 +174,20 @@ fi
 # 6. The lean start holds under a launcher: list and --version map no MPI library.
 "$openmpi" -np 1 bash -c "LD_DEBUG=files '$FG' --version" >lean.txt 2>&1
 expect_not_in "libmpi" lean.txt "mpirun -np 1 fprev-golden --version loads no MPI library"
+# 7. A copy of fprev-golden whose transport plugin is missing, or is not a transport: every rank
+# says which file it could not use, and the job fails (never a serial run under mpirun).
+mkdir -p broken/bin broken/lib/fprev-golden
+cp "$FG" broken/bin/
+framework_library=$(ldd "$FG" | awk '/libfprev_framework/ {print $3}')  # as loaded, by its soname
+cp -L "$framework_library" broken/lib/
+"$openmpi" -np 2 env LD_LIBRARY_PATH="$PWD/broken/lib" broken/bin/fprev-golden reveal --backend reference \
+  --op sum --n 8 --order sequential >noplugin.txt 2>&1
+expect_status 2 $? "a missing transport plugin is a usage error"
+expect_in "cannot load the MPI transport $PWD/broken/lib/fprev-golden/libfprev-mpi-transport-openmpi.so" noplugin.txt \
+  "the missing plugin is named"
+cp -L "$framework_library" broken/lib/fprev-golden/libfprev-mpi-transport-openmpi.so
+"$openmpi" -np 2 env LD_LIBRARY_PATH="$PWD/broken/lib" broken/bin/fprev-golden reveal --backend reference \
+  --op sum --n 8 --order sequential >wrongplugin.txt 2>&1
+expect_status 2 $? "a library that is no transport is a usage error"
+expect_in "is not an MPI transport of this fprev-golden version" wrongplugin.txt "the wrong plugin is named"
 finish distributed
