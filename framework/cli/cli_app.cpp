@@ -29,8 +29,8 @@ constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, 
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
   e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
-documentation: README.md and docs/ (json.md: the JSON output; suite-format.md), installed in
-  <prefix>/share/doc/fprev-golden)";
+documentation: README.md and docs/ (cli.md: the commands; json.md: the JSON output; suite-format.md),
+  installed in <prefix>/share/doc/fprev-golden)";
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
 
@@ -130,7 +130,7 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       .add_option("--mpi", e.mpi,
                   "distributed mode with this MPI (openmpi, mpich) when the launcher is not recognised "
                   "by its variables (srun with PMIx); under mpirun or mpiexec it is found by itself. Rank "
-                  "0 runs the engine and reports; every rank hosts workers (README: bigger than one machine)")
+                  "0 runs the engine and reports; every rank hosts workers (docs/distributed.md)")
       ->envname("FPREV_MPI")
       ->check(CLI::IsMember({"openmpi", "mpich"}))
       ->type_name("IMPL")
