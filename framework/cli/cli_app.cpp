@@ -34,7 +34,8 @@ documentation: README.md and docs/ (cli.md: the commands; json.md: the JSON outp
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
 
-void add_selection_options(CLI::App& command, SelectionOptions& s) {
+void add_selection_options(CLI::App& command, SelectionOptions& s, bool leave_out_opt_in) {
+  s.leave_out_opt_in = leave_out_opt_in;
   command.add_option("SUITE_PATH", s.positional, "suite files or directories (the same as --suites)")
       ->type_name("")
       ->group(kSelectionGroup);
@@ -63,6 +64,13 @@ void add_selection_options(CLI::App& command, SelectionOptions& s) {
       .add_option("--exclude-label", s.excluded_labels,
                   "leave out the cases whose suite entry carries this label (repeatable), e.g. long: "
                   "what ctest -LE long leaves out")
+      ->allow_extra_args(false)
+      ->type_name("LABEL")
+      ->group(kSelectionGroup);
+  command
+      .add_option("--label", s.labels,
+                  std::string("only the cases whose suite entry carries this label (repeatable), as ctest -L") +
+                      (leave_out_opt_in ? "; the cases labelled long run only when named here (--label long)" : ""))
       ->allow_extra_args(false)
       ->type_name("LABEL")
       ->group(kSelectionGroup);
@@ -201,12 +209,12 @@ void add_pending_options(CLI::App& command, PendingOptions& p) {
 }
 
 void add_gate_options(CLI::App& command, GateOptions& g) {
-  add_selection_options(command, g.selection);
+  add_selection_options(command, g.selection, true);
   add_pending_options(command, g.pending);
   add_engine_options(command, g.engine, true);
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
-  command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  command.add_flag("--quiet", g.quiet, "no progress: no line on the terminal, none in a log")->group(kOutputGroup);
   CLI::Option* only_failures =
       command
           .add_flag("--only-failures", g.only_failures,
@@ -269,7 +277,7 @@ struct Commands {
 
 CLI::App* add_list(CLI::App& app, ListOptions& o) {
   CLI::App* c = app.add_subcommand("list", "the expanded cases of the suites");
-  add_selection_options(*c, o.selection);
+  add_selection_options(*c, o.selection, false);
   add_json_flag(*c, o.json, "the cases as one JSON document on stdout (docs/json.md)");
   add_strict_flag(*c, o.strict);
   c->add_option("--cmake-tests", o.cmake_tests,
