@@ -5,7 +5,7 @@ Usage: run_doc_blocks.py SOURCE_DIR BUILD_DIR [--list] [FILE...]
 
 docs/docs-test.md describes the conventions: the blocks run one at a time, each in a fresh
 `bash -e -o pipefail`, in a scratch copy of the repository whose `build` points at BUILD_DIR, with
-build/framework/cli on PATH and CI, FPREV_STRICT unset. An HTML comment on the line before a block
+build/framework/cli on PATH and CI and every FPREV_* variable unset. An HTML comment on the line before a block
 changes what is expected of it:
   <!-- docs-test: skip (why) -->   not run (the reason is required)
   <!-- docs-test: exit N -->       the block ends with exit status N
@@ -90,7 +90,9 @@ def scratch_copy(source, build):
 
 
 def run_block(block, root, expected):
-    environment = {k: v for k, v in os.environ.items() if k not in ("CI", "FPREV_STRICT")}
+    # A developer's shell: no CI, and none of the FPREV_* variables a test run may carry (the
+    # pending folder, strict mode, suite and golden paths).
+    environment = {k: v for k, v in os.environ.items() if k != "CI" and not k.startswith("FPREV_")}
     environment["PATH"] = f"{root / 'build/framework/cli'}:{environment.get('PATH', '')}"
     started = time.monotonic()
     try:
