@@ -1,6 +1,5 @@
 #include "accept_command.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -43,8 +42,7 @@ std::string AcceptCommand::for_case(const Suite& suite, const SuiteCase& c) cons
   command += " --suite " + shell_quote(suite.name) + " --backend " + shell_quote(c.backend_instance) +
              " --case " + shell_quote(c.id);
   // An opt-in case (long) is left out of update unless named.
-  for (const std::string& label : opt_in_labels())
-    if (std::find(c.labels.begin(), c.labels.end(), label) != c.labels.end()) command += " --label " + shell_quote(label);
+  for (const std::string& label : opt_in_labels_of(c)) command += " --label " + shell_quote(label);
   return command;
 }
 

@@ -60,6 +60,13 @@ const std::vector<std::string>& opt_in_labels() {
   return labels;
 }
 
+std::vector<std::string> opt_in_labels_of(const SuiteCase& c) {
+  std::vector<std::string> carried;
+  for (const std::string& label : opt_in_labels())
+    if (std::find(c.labels.begin(), c.labels.end(), label) != c.labels.end()) carried.push_back(label);
+  return carried;
+}
+
 Selection select_cases(const SelectionOptions& options) {
   Selection s;
   for (const auto& path : options.suite_paths) s.suite_paths.emplace_back(path);

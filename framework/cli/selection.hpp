@@ -32,6 +32,8 @@ struct Selection {
 // The labels whose cases are opt-in: left out of check and update unless --label names them (long:
 // ddot 10^6, minutes to hours a case).
 const std::vector<std::string>& opt_in_labels();
+// The opt-in labels case `c` carries (empty: it runs by default).
+std::vector<std::string> opt_in_labels_of(const SuiteCase& c);
 // "long", "long, slow": labels as the reports name them.
 std::string label_list(const std::vector<std::string>& labels);
 

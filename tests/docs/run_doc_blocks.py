@@ -10,6 +10,8 @@ changes what is expected of it:
   <!-- docs-test: skip (why) -->   not run (the reason is required)
   <!-- docs-test: exit N -->       the block ends with exit status N
 Exit status: 0 when every block did what was expected, 1 otherwise (each failure names file:line).
+It also checks that every relative link of these pages, SECURITY.md and the backends' and examples'
+READMEs names a file that exists and, for a Markdown page, one of its headings.
 """
 import os
 import pathlib
@@ -77,6 +79,53 @@ def expectation(block):
                      "(allowed: 'skip (why)', 'exit N'; docs/docs-test.md)")
 
 
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def github_anchor(heading):
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors_of(path):
+    anchors, fenced = set(), False
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"^#+\s+(.*)$", line)):
+            anchors.add(github_anchor(m.group(1)))
+    return anchors
+
+
+def broken_links(source):
+    """Relative links of the README, the guide and the backends' READMEs whose file or heading is missing."""
+    pages = [source / "README.md", source / "SECURITY.md"] + sorted((source / "docs").glob("*.md")) + \
+        sorted(source.glob("backends/*/README.md")) + sorted(source.glob("examples/*/README.md"))
+    broken = []
+    for page in pages:
+        if not page.exists():
+            continue
+        fenced = False
+        for number, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+            if FENCE.match(line):
+                fenced = not fenced
+            if fenced:
+                continue
+            for target in LINK.findall(line):
+                if re.match(r"^[a-z]+:", target):
+                    continue  # https:, mailto:
+                file, _, anchor = target.partition("#")
+                resolved = (page.parent / file).resolve() if file else page
+                where = f"{page.relative_to(source)}:{number}"
+                if not resolved.exists():
+                    broken.append(f"{where}: the link {target} names no file")
+                elif anchor and resolved.suffix == ".md" and anchor not in anchors_of(resolved):
+                    broken.append(f"{where}: the link {target} names no heading of {file or 'this page'}")
+    return broken
+
+
 def scratch_copy(source, build):
     root = pathlib.Path(tempfile.mkdtemp(prefix="fprev-docs-test-"))
     for name in COPIED:
@@ -126,6 +175,9 @@ def main(argv):
             print(f"{b.where()}: {'run, exit ' + str(expected) if run else 'skip: ' + b.marker}")
         return 0
     failures = ran = skipped = 0
+    for problem in broken_links(source):  # pages moved into the guide keep every link working
+        print(f"FAIL {problem}")
+        failures += 1
     root, root_file = None, None
     try:
         for b in blocks:

@@ -52,18 +52,16 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     for (const auto& argument : selection_arguments(selection, true))
       std::cout << " " << bracket(argument);
     // An opt-in case (long) runs only when named: its test names its labels.
+    const std::vector<std::string> opt_in_labels = opt_in_labels_of(*sc.c);
     std::string opt_in;
-    for (const std::string& label : opt_in_labels())
-      if (std::find(sc.c->labels.begin(), sc.c->labels.end(), label) != sc.c->labels.end())
-        opt_in += " --label " + bracket(label);
+    for (const std::string& label : opt_in_labels) opt_in += " --label " + bracket(label);
     std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
               << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << opt_in << " --ctest"
               << (strict ? " --strict" : "") << ")\n";
     // A case labelled long is opt-in: it does not carry the label reproducibility (ctest's -L is a
     // regular expression, so no label of it may contain the word), so `ctest -L reproducibility`
     // leaves it out and `ctest -L long` runs it.
-    const bool long_case = std::find(sc.c->labels.begin(), sc.c->labels.end(), "long") != sc.c->labels.end();
-    std::string labels = (long_case ? "" : "reproducibility;") + sc.suite->name + ";" + sc.c->backend_instance;
+    std::string labels = (opt_in_labels.empty() ? "reproducibility;" : "") + sc.suite->name + ";" + sc.c->backend_instance;
     for (const std::string& label : sc.c->labels) labels += ";" + label;
     // A case with a time budget stops itself and says so; CTest's own timeout only backs it up.
     std::string timeout;
