@@ -17,6 +17,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -144,12 +145,18 @@ def run_block(block, root, expected):
     environment = {k: v for k, v in os.environ.items() if k != "CI" and not k.startswith("FPREV_")}
     environment["PATH"] = f"{root / 'build/framework/cli'}:{environment.get('PATH', '')}"
     started = time.monotonic()
+    # stdin empty: `review` reads its answers from it, and ends at its end. A session of its own,
+    # so a block past its time is killed with everything it started.
+    process = subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", block.text], cwd=root, env=environment,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               start_new_session=True)
     try:
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block.text], cwd=root, env=environment,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=BLOCK_TIMEOUT_S,
-                              start_new_session=True)
-    except subprocess.TimeoutExpired as e:
-        return False, f"ran past {BLOCK_TIMEOUT_S} s", (e.stdout or b"").decode(errors="replace")
+        stdout, _ = process.communicate(timeout=BLOCK_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, _ = process.communicate()
+        return False, f"ran past {BLOCK_TIMEOUT_S} s", stdout.decode(errors="replace")
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout)
     seconds = time.monotonic() - started
     output = done.stdout.decode(errors="replace")
     if done.returncode != expected:
