@@ -28,7 +28,8 @@ constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a 
 constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
-  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
+  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so; FPREV_PROGRESS_INTERVAL=S (seconds between
+  progress lines in a log, default 30)
 documentation: README.md and docs/ (cli.md: the commands; json.md: the JSON output; suite-format.md),
   installed in <prefix>/share/doc/fprev-golden)";
 
