@@ -15,10 +15,11 @@ double impact_uniform(SplitMix64& rng, int bits) {
 }
 
 // Approximately standard normal: the sum of 12 uniforms minus 6 (Irwin-Hall: mean 0, variance 1),
-// rounded to the input format. Portable where Box-Muller's log and cos are not.
+// rounded to the input format. Portable where Box-Muller's log and cos are not: IEEE additions of
+// doubles give the same bits everywhere, and 53-bit uniforms give float64 inputs all their bits.
 double impact_normal(SplitMix64& rng, Format input) {
   double sum = -6.0;
-  for (int k = 0; k < 12; ++k) sum += impact_uniform(rng, 32);  // exact in double
+  for (int k = 0; k < 12; ++k) sum += impact_uniform(rng, 53);
   return round_to_format(sum, input);
 }
 

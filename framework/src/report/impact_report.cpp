@@ -37,7 +37,10 @@ NumericTraits inferred_traits(const Golden& before, const Golden& after) {
     for (const Fingerprint& f : g->fingerprints) fingerprints.push_back(&f);
   const std::optional<Format> named = case_format(after) ? case_format(after) : case_format(before);
   NumericTraits t;
+  // The outputs' narrowest format can be too narrow (a few outputs that happen to be short): the
+  // format the case id names is the least the output holds.
   t.output = !fingerprints.empty() ? output_format_of(fingerprints) : named.value_or(Format::float64);
+  if (named && format_info(*named).precision > format_info(t.output).precision) t.output = *named;
   t.input = named.value_or(t.output);
   std::string partial = fact_of(before, "partial-sums");
   partial = partial.substr(0, std::min(partial.find(';'), partial.find(" (")));

@@ -59,9 +59,9 @@ std::int64_t ordinal(float x) {
   return bits < 0 ? -static_cast<std::int64_t>(bits & 0x7fffffff) : bits;
 }
 
-// The exact sum of float32 summands as an integer number of 2^-80 (every set's value is a multiple
-// of it: the generator's values have at most 32 fraction bits, products at most 56), rounded to the
-// nearest float, ties to even, by comparing the integer with the neighbours of a first guess.
+// The exact sum of float32 summands as an integer number of 2^-80 (a float32 value is a multiple of
+// it unless below 2^-56 in magnitude; fixed() checks), rounded to the nearest float, ties to even,
+// by comparing the integer with the neighbours of a first guess.
 __extension__ using Int128 = __int128;
 Int128 fixed(double x) {
   const double scaled = std::ldexp(x, 80);
