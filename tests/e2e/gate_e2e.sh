@@ -36,6 +36,10 @@ expect_in "FAILED reproducibility/small/ref/sum-float32-pairwise-n64" out.txt "t
 expect_in "((0 2) (1 3))" out.txt "the diff shows the golden's differing subtree"
 expect_in "((0 1) (2 3))" out.txt "the diff shows the revealed subtree"
 expect_in "inner nodes still agree" out.txt "the diff counts the agreeing nodes"
+expect_in "impact: differs on " out.txt "the failure says what the change costs numerically"
+expect_in "worst-case bound 6u -> 6u" out.txt "the impact gives both trees' worst-case bounds (depth 6)"
+expect_in "suggested relative tolerance: " out.txt "the impact suggests a tolerance"
+expect_in "arithmetic: the case's target: float32 inputs" out.txt "the impact is evaluated in the case's formats"
 expect_in "fprev-golden update --suite small --backend ref --case sum-float32-pairwise-n64" out.txt \
   "the failure names the command that accepts the change"
 expect_in "1 failed" out.txt "the summary counts the failure"

@@ -1,8 +1,9 @@
-// The superaccumulator: every double is an integer times a power of two within [2^-1138, 2^1024),
+// The superaccumulator: every double is an integer below 2^53 times a power of two of at least 2^-1074,
 // so a long enough fixed-point number holds any sum of them exactly.
 #include "exact_sum.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -27,15 +28,19 @@ void ExactSum::add(double x) {
     non_finite_ = true;
     return;
   }
-  int exponent = 0;
-  const double fraction = std::frexp(x, &exponent);  // x = fraction * 2^exponent, |fraction| in [0.5, 1)
-  const auto mantissa = static_cast<std::int64_t>(std::ldexp(fraction, 53));  // exact: |mantissa| < 2^53
-  const int offset = exponent - 53 - kLowestBit;
-  const UInt128 shifted = static_cast<UInt128>(mantissa < 0 ? -mantissa : mantissa) << (offset % 32);
-  const std::size_t digit = static_cast<std::size_t>(offset / 32);
+  // x = +-significand * 2^exponent from its bits (no libm call: this runs once per summand).
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
+  const std::uint64_t significand = biased == 0 ? fraction : fraction | (std::uint64_t{1} << 52);
+  const int exponent = biased == 0 ? -1074 : biased - 1075;
+  const bool negative = (bits >> 63) != 0;
+  const int offset = exponent - kLowestBit;
+  const UInt128 shifted = static_cast<UInt128>(significand) << (offset % 32);
+  const auto digit = static_cast<std::size_t>(offset / 32);
   for (std::size_t k = 0; k < 3; ++k) {
     const auto part = static_cast<std::int64_t>((shifted >> (32 * k)) & 0xffff'ffffu);
-    digits_[digit + k] += mantissa < 0 ? -part : part;
+    digits_[digit + k] += negative ? -part : part;
   }
   if (++pending_ == kCarryInterval) normalize();
 }

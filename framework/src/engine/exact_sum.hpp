@@ -27,8 +27,8 @@ class ExactSum {
 
  private:
   // Digit k holds a signed multiple of 2^(32 k + kLowestBit); carries are propagated lazily.
-  static constexpr int kLowestBit = -1138;  // the lowest bit of a subnormal mantissa placed at bit 53
-  static constexpr int kDigits = 70;  // 32 x 70 = 2240 bits: above 2^1024 with room for carries
+  static constexpr int kLowestBit = -1074;
+  static constexpr int kDigits = 68;  // 32 x 68 = 2176 bits: above 2^1024 with room for carries
   void normalize();
   std::array<std::int64_t, kDigits> digits_{};
   std::uint32_t pending_ = 0;  // additions since the last carry propagation

@@ -14,13 +14,15 @@ double impact_uniform(SplitMix64& rng, int bits) {
   return std::ldexp(static_cast<double>(rng.next() >> (64 - bits)), -bits);
 }
 
-// Approximately standard normal: the sum of 12 uniforms minus 6 (Irwin-Hall: mean 0, variance 1),
-// rounded to the input format. Portable where Box-Muller's log and cos are not: IEEE additions of
-// doubles give the same bits everywhere, and 53-bit uniforms give float64 inputs all their bits.
+// Approximately standard normal: (the sum of 4 uniforms - 2) * sqrt(3) (Irwin-Hall: mean 0,
+// variance 1), rounded to the input format. Portable where Box-Muller's log and cos are not: IEEE
+// additions and products of doubles give the same bits everywhere, and 53-bit uniforms give
+// float64 inputs all their bits.
 double impact_normal(SplitMix64& rng, Format input) {
-  double sum = -6.0;
-  for (int k = 0; k < 12; ++k) sum += impact_uniform(rng, 53);
-  return round_to_format(sum, input);
+  constexpr double kSqrt3 = 1.7320508075688772;
+  double sum = -2.0;
+  for (int k = 0; k < 4; ++k) sum += impact_uniform(rng, 53);
+  return round_to_format(sum * kSqrt3, input);
 }
 
 // A right factor in [0.5, 1) with the input's precision: products are inexact in general, so a

@@ -68,7 +68,8 @@ std::string short_number(double x) {
 std::string ulps_value(double ulps) {
   if (std::isinf(ulps)) return "inf";
   std::ostringstream os;
-  os << ulps;
+  if (ulps == std::floor(ulps) && ulps < 1e15) os << static_cast<long long>(ulps);
+  else os << ulps;
   return os.str();
 }
 
