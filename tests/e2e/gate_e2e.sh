@@ -56,6 +56,14 @@ if [ -z "$others" ] && [ "$nodes" -le 6 ]; then pass "git diff shows only the ch
 else fail "git diff shows more than the changed nodes:"; echo "$changed" | head -20; fi
 git commit -qam "re-baselined"
 
+# --- a changed arithmetic under the same tree: its impact, each side with its own facts ----------
+golden="$G/sum-float32-sequential-n64.golden"
+sed -i 's/^fingerprint\.fact\.partial-sums: float32$/fingerprint.fact.partial-sums: float64/' "$golden"
+"$FG" check --case sum-float32-sequential-n64 >out.txt 2>&1; expect_status 1 $? "check fails on a changed arithmetic"
+expect_in "the arithmetic changed under the same summation tree" out.txt "the failure says the arithmetic changed"
+expect_in "worst-case bound 1.17e-07u -> 63u" out.txt "the impact evaluates each side with its own partial sums"
+git checkout -q -- golden && rm -f "$golden.new"
+
 # --- missing golden: skipped, failed in strict mode ---------------------------------------------
 rm "$G/sum-float32-sequential-n16.golden"
 "$FG" check >out.txt 2>&1; expect_status 0 $? "a missing golden does not fail the gate"

@@ -187,7 +187,7 @@ int run_diff(const DiffCommandOptions& options) {
   const DiffLabels labels = diff_labels(old_input, new_input);
   // What the change costs numerically, in the formats the results' fingerprints and case id imply.
   const std::optional<ResultImpact> impact = equal ? std::nullopt : result_impact(before, after);
-  const auto print_impact = [&](std::ostream& text) {
+  const auto print_diff_impact = [&](std::ostream& text) {
     if (!impact) return;
     text << impact_line(*impact) << "\n";
     for (const std::string& line : impact_detail_lines(*impact)) text << "  " << line << "\n";
@@ -223,12 +223,12 @@ int run_diff(const DiffCommandOptions& options) {
         << "\n";
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
     if (!alignment.empty()) out << alignment << "\n";
-    print_impact(out);
+    print_diff_impact(out);
   } else {
     out << render_result_diff(before, after, labels);
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
     if (!alignment.empty()) out << alignment << "\n";
-    print_impact(out);
+    print_diff_impact(out);
   }
   if (!write_output(out.str(), options.output, "diff")) return kExitFailure;
   return equal ? kExitOk : kExitFailure;
