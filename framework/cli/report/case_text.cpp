@@ -224,6 +224,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
       if (r.fingerprint_change)
         out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
+      print_impact(out, r);
       if (!accept_command.empty()) {
         out << (r.golden ? "  the golden holds an order; if this misbehaviour is the expected baseline, record it with:\n    "
                          : "  there is no golden; if this misbehaviour is the expected baseline, record it with:\n    ")

@@ -121,7 +121,7 @@ std::optional<ResultImpact> result_impact(const Golden& before, const Golden& af
 // "impact: differs on 97 of 100 normal inputs, by up to 3 ulp (median 1); worst-case bound 36u -> 12u"
 std::string impact_line(const ResultImpact& impact);
 // The per-set detail and the tolerance, one line each (no trailing newline), e.g.
-//   "uniform: differs on 12 of 100, up to 1 ulp (median 1); max relative error 5.9e-08 -> 1.2e-07"
+//   "uniform: differs on 12 of 100, up to 1 ulp (median 1); max relative error vs the exact sum 5.9e-08 -> 1.2e-07"
 std::vector<std::string> impact_detail_lines(const ResultImpact& impact);
 
 }  // namespace fprev

@@ -83,7 +83,8 @@ struct CaseResult {
   std::optional<FingerprintComparison> fingerprint_change;
   std::size_t fingerprint_class = 0;  // the class of `revealed` fingerprint_change is about
   // What the change costs numerically (fprev/impact.hpp): set for a case that differs from its
-  // golden (check) or whose golden changed (update), in the target's formats.
+  // golden (check), whose golden changed (update), or that misbehaves where the golden's tree with
+  // the arithmetic measured now explains it (fingerprint_change), in the target's formats.
   std::optional<ResultImpact> impact;
   // The engine's finding when the target misbehaves (also when it persists as the golden's
   // recorded finding, or when update records it).

@@ -96,6 +96,9 @@ void explain_with_golden_tree(Target& target, CaseResult& result) {
     Fingerprint now = measure_fingerprint(target, result.golden->tree(), &result.fingerprint_stats);
     result.fingerprint_change =
         compare_fingerprints(*result.golden->fingerprint(), now, result.revealed_output);
+    // The golden's tree with the arithmetic measured now: what the change costs numerically.
+    result.impact = result_impact(*result.golden, Golden::of_tree(result.golden->meta, result.golden->tree(), now),
+                                  target.info().traits);
     result.fingerprints = {std::move(now)};
   } catch (const TargetError&) {
     result.fingerprints.clear();  // the diagnostic stands alone
