@@ -186,7 +186,8 @@ int run_diff(const DiffCommandOptions& options) {
   const bool equal = same && same_bits && alignment.empty();
   const DiffLabels labels = diff_labels(old_input, new_input);
   // What the change costs numerically, in the formats the results' fingerprints and case id imply.
-  const std::optional<ResultImpact> impact = equal ? std::nullopt : result_impact(before, after);
+  const bool picture = format == "dot" || format == "svg";
+  const std::optional<ResultImpact> impact = equal || picture ? std::nullopt : result_impact(before, after);
   const auto print_diff_impact = [&](std::ostream& text) {
     if (!impact) return;
     text << impact_line(*impact) << "\n";
