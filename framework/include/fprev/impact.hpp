@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ std::vector<ImpactInputSet> impact_input_sets(const NumericTraits& traits, std::
                                               std::uint64_t seed);
 // The inputs per set tree_impact() evaluates for n leaves: min(vectors, max(1, leaf_budget / n)).
 std::size_t impact_rows(std::size_t n, const ImpactOptions& options);
+
+// The exact sum of a[k] * b[k] (of a[k] when b is empty) rounded once to `format`, to nearest even:
+// the reference of the relative errors below (a fixed-point superaccumulator; docs/impact.md).
+// NaN when a summand is not finite.
+double exactly_rounded_sum(std::span<const double> a, std::span<const double> b, Format format);
 
 // One input set's figures.
 struct ImpactSet {

@@ -2,6 +2,8 @@
 // so a long enough fixed-point number holds any sum of them exactly.
 #include "exact_sum.hpp"
 
+#include "fprev/impact.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -111,3 +113,16 @@ double ExactSum::rounded(Format format) const {
 }
 
 }  // namespace fprev::detail
+
+namespace fprev {
+
+double exactly_rounded_sum(std::span<const double> a, std::span<const double> b, Format format) {
+  detail::ExactSum sum;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (b.empty()) sum.add(a[k]);
+    else sum.add_product(a[k], b[k]);
+  }
+  return sum.rounded(format);
+}
+
+}  // namespace fprev

@@ -205,6 +205,56 @@ TEST(Impact, PartialSumsAtSomeLeavesFollowTheFact) {
   EXPECT_NEAR(bound.h, 1.0 + 2 * std::ldexp(1.0, -29), 1e-12);
 }
 
+double exact(std::vector<double> a, Format format, std::vector<double> b = {}) {
+  return exactly_rounded_sum(a, b, format);
+}
+
+TEST(ExactlyRoundedSum, KeepsWhatCancellationWouldLose) {
+  const double big = 1e300, tiny = std::ldexp(1.0, -1000);
+  EXPECT_EQ(exact({big, 1.0, -big}, Format::float64), 1.0);  // double and long double both give 0
+  EXPECT_EQ(exact({1.0, tiny, -1.0}, Format::float64), tiny);
+  EXPECT_EQ(exact({-big, -1.0, big, std::ldexp(1.0, -1074)}, Format::float64), -1.0);
+  EXPECT_EQ(exact({std::ldexp(1.0, -1074), std::ldexp(1.0, -1074)}, Format::float64), std::ldexp(1.0, -1073));
+  EXPECT_EQ(exact({}, Format::float64), 0.0);
+  EXPECT_TRUE(std::isinf(exact({1.7e308, 1.7e308}, Format::float64)));
+  EXPECT_TRUE(std::isnan(exact({1.0, INFINITY}, Format::float64)));
+}
+
+TEST(ExactlyRoundedSum, RoundsOnceToNearestEven) {
+  const double half_ulp = std::ldexp(1.0, -53);
+  EXPECT_EQ(exact({1.0, half_ulp}, Format::float64), 1.0);                               // tie: to even
+  EXPECT_EQ(exact({1.0, half_ulp, std::ldexp(1.0, -900)}, Format::float64), 1.0 + 2 * half_ulp);  // just above
+  EXPECT_EQ(exact({1.0 + 2 * half_ulp, half_ulp}, Format::float64), 1.0 + 4 * half_ulp);  // tie: odd rounds up
+  EXPECT_EQ(exact({-1.0, -half_ulp, -std::ldexp(1.0, -900)}, Format::float64), -(1.0 + 2 * half_ulp));
+  // float32: 1 + 2^-24 is a tie; a far smaller third summand breaks it (rounding to double first
+  // would lose it and tie to 1).
+  EXPECT_EQ(exact({1.0, std::ldexp(1.0, -24)}, Format::float32), 1.0);
+  EXPECT_EQ(exact({1.0, std::ldexp(1.0, -24), std::ldexp(1.0, -80)}, Format::float32), 1.0 + std::ldexp(1.0, -23));
+  // float32's subnormals: 1.5 quanta of 2^-149 is a tie between 1 and 2 quanta: even is 2.
+  EXPECT_EQ(exact({1.5 * std::ldexp(1.0, -149)}, Format::float32), std::ldexp(1.0, -148));
+  EXPECT_EQ(exact({1e39}, Format::float32), INFINITY);
+}
+
+TEST(ExactlyRoundedSum, ProductsEnterExactly) {
+  // (1 + 2^-30)^2 = 1 + 2^-29 + 2^-60: fl(a b) drops the 2^-60 the error-free product keeps.
+  const double a = 1.0 + std::ldexp(1.0, -30);
+  EXPECT_EQ(exact({a, -1.0}, Format::float64, {a, 1.0}), std::ldexp(1.0, -29) + std::ldexp(1.0, -60));
+}
+
+TEST(ExactlyRoundedSum, ManyTermsCancelToZero) {
+  std::vector<double> values;
+  double x = 0.1;
+  for (int k = 0; k < 20000; ++k) {
+    x = std::fmod(x * 7919.123 + 0.37, 1.0);
+    values.push_back(std::ldexp(x, (k * 37) % 2000 - 1000));
+  }
+  std::vector<double> both = values;
+  for (auto it = values.rbegin(); it != values.rend(); ++it) both.push_back(-*it);
+  EXPECT_EQ(exact(both, Format::float64), 0.0);
+  both.push_back(std::ldexp(1.0, -1070));
+  EXPECT_EQ(exact(both, Format::float64), std::ldexp(1.0, -1070));
+}
+
 TEST(Impact, TheWorkIsBounded) {
   ImpactOptions options;
   EXPECT_EQ(impact_rows(1024, options), 100u);
