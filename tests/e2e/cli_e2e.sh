@@ -245,7 +245,9 @@ sed -i -e 's/^n0\.2 = (0 1)$/n0.2 = (0 2)/' -e 's/^n2\.2 = (2 3)$/n1.2 = (1 3)/'
        "$G/sum-float32-pairwise-n4.golden"
 json_ok check 1 "check --json, a changed tree" counts/failed=1 cases/2/status=differs cases/2/outcome=failed \
   cases/2/golden/tree/sexpr='((0 2) (1 3))' cases/2/revealed/sexpr='((0 1) (2 3))' cases/2/diff/equal=false \
-  cases/2/diff/differences/0/leaves='{0..3}' cases/2/accept_command=@nonempty -- check --json
+  cases/2/diff/differences/0/leaves='{0..3}' cases/2/accept_command=@nonempty cases/2/impact/sets/normal/inputs=100 \
+  cases/2/impact/old_bound_u=2 cases/2/impact/new_bound_u=2 cases/2/impact/summary=@nonempty cases/0/impact=null \
+  -- check --json
 rm "$G/sum-float32-sequential-n16.golden"
 json_ok check 1 "check --json --strict, a missing golden" strict=true cases/1/status=missing_golden \
   cases/1/outcome=failed cases/1/golden=null cases/1/accept_command=@nonempty -- check --json --strict
@@ -288,8 +290,11 @@ json_ok show 0 "show --format json of a golden" metadata/suite=small metadata/ca
 json_ok show 0 "show --json of an S-expression" metadata=null tree/sexpr='((0 1) 2)' tree/description=sequential \
   -- show '((0 1) 2)' --json
 json_ok diff 1 "diff --json of two different trees" diff/equal=false diff/comparable=true \
-  diff/agreeing_inner_nodes=1 old/tree/sexpr='((0 1) (2 3))' new/metadata=null -- diff '((0 1) (2 3))' '((0 2) (1 3))' --json
-json_ok diff 0 "diff --json of equal trees" diff/equal=true diff/differences='[]' -- diff '((0 1) 2)' '((0 1) 2)' --json
+  diff/agreeing_inner_nodes=1 old/tree/sexpr='((0 1) (2 3))' new/metadata=null impact/old_bound_u=2 \
+  impact/new_bound_u=2 impact/sets/cancel/inputs=100 -- diff '((0 1) (2 3))' '((0 2) (1 3))' --json
+json_ok diff 1 "diff --json: the impact of pairwise -> sequential" impact/old_bound_u=2 impact/new_bound_u=3 \
+  -- diff '((0 1) (2 3))' '(((0 1) 2) 3)' --json
+json_ok diff 0 "diff --json of equal trees" diff/equal=true diff/differences='[]' impact=null -- diff '((0 1) 2)' '((0 1) 2)' --json
 json_ok diff 1 "diff --json of trees over different leaves" diff/comparable=false diff/note=@string \
   -- diff '((0 1) 2)' '(0 1)' --json
 json_ok env 0 "env --json" backends/0/name=@string os=@string -- env --json

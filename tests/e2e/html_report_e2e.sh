@@ -96,6 +96,7 @@ expect_in "reproducibility/demo/ref/sum-float32-pairwise-n1000: the summation tr
 expect_in "reproducibility/demo/ref/sum-float32-nondeterministic-n64: the target misbehaves: nondeterministic" \
   dom.html "the misbehaving case's section"
 expect_in "no golden for platform" dom.html "the skip and why"
+expect_in '<div class="impact"><p><strong>impact: differs on ' dom.html "the impact of the change beside its picture"
 expect_in "<th>alignment</th>" dom.html "the summary table has an alignment column"
 expect_in "<td>independent (offsets 0-15 checked)</td>" dom.html "a reference sum's order is independent of the offset"
 expect_in "<td>not applicable</td>" dom.html "tcsim places no data: not applicable"

@@ -16,6 +16,7 @@
 #include "../version.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/render.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "reporter.hpp"
 
@@ -118,6 +119,25 @@ const char* category_class(Category category) {
   return "";
 }
 
+// What the change costs (fprev/impact.hpp), shown beside the pictures: the one-line summary and a
+// table of the first changed class pair's input sets; the full detail is in the text below.
+std::string impact_html(const CaseResult& r) {
+  if (!r.impact) return "";
+  const TreeImpact& first = r.impact->changes.front().impact;
+  std::ostringstream out;
+  out << "<div class=\"impact\"><p><strong>" << escape(impact_line(*r.impact)) << "</strong></p>\n"
+      << "<table><tr><th>inputs</th><th>differ</th><th>max ulp</th><th>median ulp</th>"
+         "<th>max relative error golden &rarr; now</th></tr>\n";
+  for (const ImpactSet& s : first.sets)
+    out << "<tr><td>" << escape(s.name) << "</td><td>" << s.differing << " of " << s.inputs << "</td><td>" << s.max_ulp
+        << "</td><td>" << s.median_ulp << "</td><td>" << s.old_max_relative_error << " &rarr; "
+        << s.new_max_relative_error << "</td></tr>\n";
+  out << "</table><p class=\"meta\">worst-case bound " << escape(bound_text(first.old_bound.h)) << " &rarr; "
+      << escape(bound_text(first.new_bound.h)) << "; suggested relative tolerance " << r.impact->suggested_tolerance
+      << " (the smallest covering every input tried; not a guarantee)</p></div>";
+  return out.str();
+}
+
 struct Entry {
   std::string name;      // reproducibility/<suite>/<backend>/<case>
   Category category = Category::passed;
@@ -180,9 +200,11 @@ class HtmlReporter final : public Reporter {
     entry.details = details.str();
     if (entry.category != Category::passed) {
       entry.identities = identities_html(result);
-      if (entry.category == Category::failed)
+      if (entry.category == Category::failed) {
         for (const CasePicture& picture : case_pictures(result, max_nodes_))
           entry.pictures += picture_html(picture);
+        entry.pictures += impact_html(result);
+      }
     }
     entries_.push_back(std::move(entry));
   }
