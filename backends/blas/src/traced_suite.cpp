@@ -116,6 +116,13 @@ std::string yaml_quoted(const std::string& text) {
   return out + "\"";
 }
 
+// A setting's value: plain when YAML reads it back as the same text, else quoted.
+std::string yaml_scalar(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                             "0123456789_./-") == std::string::npos;
+  return plain ? text : yaml_quoted(text);
+}
+
 std::string shorter(const std::string& text) {
   return text.size() <= kMaxSiteCharacters ? text : text.substr(0, kMaxSiteCharacters - 3) + "...";
 }
@@ -142,7 +149,7 @@ void write_instance(std::ostream& out, const std::string& name, const Params& se
   out << indent << "- name: " << name << "\n" << indent << "  use: blas\n";
   for (const char* key : {"library", "threads", "kernel"}) {
     const auto value = settings.find(key);
-    if (value != settings.end()) out << indent << "  " << key << ": " << yaml_quoted(value->second) << "\n";
+    if (value != settings.end()) out << indent << "  " << key << ": " << yaml_scalar(value->second) << "\n";
   }
 }
 
@@ -300,7 +307,7 @@ std::string traced_suite_text(const TracedCases& traced, const TracedSuiteOption
 }
 
 std::string merge_traced_cases(const std::string& existing_text, const Suite& existing, const TracedCases& traced,
-                               std::size_t& added) {
+                               const BackendRegistry& registry, std::size_t& added) {
   std::vector<std::string> lines;
   {
     std::istringstream in(existing_text);
@@ -319,35 +326,23 @@ std::string merge_traced_cases(const std::string& existing_text, const Suite& ex
   const std::string backend_indent =
       item_indent(lines, backends_line, next_top_level(lines, backends_line + 1));
   const std::string case_indent = item_indent(lines, cases_line, next_top_level(lines, cases_line + 1));
-  added = 0;
   for (const TracedCase& c : traced.cases) {
-    if (instance_of.count(c.instance) == 0) {
-      std::string name;
-      for (const BackendInstanceSpec& spec : existing.backends)
-        if (spec.use == "blas" && same_setting(spec.settings, c.settings, "library", "openblas") &&
-            same_setting(spec.settings, c.settings, "threads", "1") &&
-            same_setting(spec.settings, c.settings, "kernel", ""))
-          name = spec.name;
-      if (name.empty()) {
-        name = c.instance;
-        for (int suffix = 2; existing.find_backend(name) != nullptr; ++suffix)
-          name = c.instance + "-" + std::to_string(suffix);
-        write_instance(new_instances, name, c.settings, backend_indent);
-      }
-      instance_of[c.instance] = name;
+    if (instance_of.count(c.instance) != 0) continue;
+    std::string name;
+    for (const BackendInstanceSpec& spec : existing.backends)
+      if (spec.use == "blas" && same_setting(spec.settings, c.settings, "library", "openblas") &&
+          same_setting(spec.settings, c.settings, "threads", "1") &&
+          same_setting(spec.settings, c.settings, "kernel", ""))
+        name = spec.name;
+    if (name.empty()) {
+      name = c.instance;
+      for (int suffix = 2; existing.find_backend(name) != nullptr; ++suffix)
+        name = c.instance + "-" + std::to_string(suffix);
+      write_instance(new_instances, name, c.settings, backend_indent);
     }
-    const std::string& name = instance_of[c.instance];
-    const bool present = std::any_of(existing.cases.begin(), existing.cases.end(), [&](const SuiteCase& s) {
-      return s.backend_instance == name && same_case(s.params, c.params);
-    });
-    if (present) continue;
-    TracedCase renamed = c;
-    renamed.instance = name;
-    write_case(new_cases, renamed, case_indent);
-    ++added;
+    instance_of[c.instance] = name;
   }
-
-  // Insert the cases first (they come later in the file), then the instances.
+  // New lines go after a block's last item (before the blank lines that end it).
   const auto insert_after_block = [&lines](std::size_t key_line, const std::string& text) {
     if (text.empty()) return;
     std::size_t end = next_top_level(lines, key_line + 1);
@@ -357,16 +352,29 @@ std::string merge_traced_cases(const std::string& existing_text, const Suite& ex
     for (std::string line; std::getline(in, line);) inserted.push_back(line);
     lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(end), inserted.begin(), inserted.end());
   };
-  if (cases_line > backends_line) {
-    insert_after_block(cases_line, new_cases.str());
-    insert_after_block(backends_line, new_instances.str());
-  } else {
-    insert_after_block(backends_line, new_instances.str());
-    insert_after_block(cases_line, new_cases.str());
+  const auto joined = [&lines] {
+    std::string text;
+    for (const std::string& line : lines) text += line + "\n";
+    return text;
+  };
+  // The suite with the new instances: the entries without `backends:` apply to them too, so the
+  // cases it then has on each instance are the ones not to add again.
+  insert_after_block(backends_line, new_instances.str());
+  const Suite with_instances = parse_suite(joined(), existing.file, registry);
+  added = 0;
+  for (const TracedCase& c : traced.cases) {
+    const std::string& name = instance_of[c.instance];
+    const bool present = std::any_of(with_instances.cases.begin(), with_instances.cases.end(), [&](const SuiteCase& s) {
+      return s.backend_instance == name && same_case(s.params, c.params);
+    });
+    if (present) continue;
+    TracedCase renamed = c;
+    renamed.instance = name;
+    write_case(new_cases, renamed, case_indent);
+    ++added;
   }
-  std::string text;
-  for (const std::string& line : lines) text += line + "\n";
-  return text;
+  insert_after_block(top_level_key(lines, "cases"), new_cases.str());
+  return joined();
 }
 
 }  // namespace fprev::blas

@@ -187,7 +187,7 @@ int run_trace(const TraceOptions& options) {
     return kExitFailure;
   }
   std::size_t added = traced.cases.size();
-  const std::string text = existing ? blas::merge_traced_cases(existing_text, *existing, traced, added)
+  const std::string text = existing ? blas::merge_traced_cases(existing_text, *existing, traced, builtin_backends(), added)
                                     : blas::traced_suite_text(traced, suite_options);
   if (text.size() > kMaxSuiteBytes)
     throw UsageError("the suite would be " + std::to_string(text.size()) + " bytes, more than a suite may hold (" +
@@ -195,16 +195,17 @@ int run_trace(const TraceOptions& options) {
   parse_suite(text, options.output.string(), builtin_backends());  // what is written loads
   write_atomically(options.output, text);
 
+  // The program's own output went to stdout; the report goes to stderr, apart from it.
   std::uint64_t calls = 0;
   for (const auto& c : traced.cases) calls += c.count;
   if (existing)
-    std::cout << "added " << added << " of " << traced.cases.size() << " traced cases to " << options.output.string()
+    std::cerr << "added " << added << " of " << traced.cases.size() << " traced cases to " << options.output.string()
               << " (the others were there already)\n";
   else
-    std::cout << "wrote " << options.output.string() << ": " << traced.cases.size() << " cases for " << calls
+    std::cerr << "wrote " << options.output.string() << ": " << traced.cases.size() << " cases for " << calls
               << (calls == 1 ? " BLAS call" : " BLAS calls") << "\n";
-  for (const std::string& line : traced.not_gated) std::cout << "  not gated: " << line << "\n";
-  std::cout << "record their goldens with: fprev-golden update --suites " << shell_words({options.output.string()})
+  for (const std::string& line : traced.not_gated) std::cerr << "  not gated: " << line << "\n";
+  std::cerr << "record their goldens with: fprev-golden update --suites " << shell_words({options.output.string()})
             << "\n";
   return kExitOk;
 }

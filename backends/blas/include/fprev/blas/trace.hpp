@@ -99,9 +99,10 @@ std::string traced_suite_text(const TracedCases& traced, const TracedSuiteOption
 
 // `existing` (its text and the suite loaded from it) with the traced cases it does not have yet:
 // new instances after its last backend, new case entries after its last case, the rest of its
-// text unchanged. `added` says how many cases were new. Throws ConfigError where the file's layout
-// leaves no place to add them (flow-style lists).
+// text unchanged. Entries without `backends:` apply to the new instances too, so a case they
+// already give there is not added again. `added` says how many cases were new. Throws ConfigError
+// where the file's layout leaves no place to add them (flow-style lists).
 std::string merge_traced_cases(const std::string& existing_text, const Suite& existing, const TracedCases& traced,
-                               std::size_t& added);
+                               const BackendRegistry& registry, std::size_t& added);
 
 }  // namespace fprev::blas

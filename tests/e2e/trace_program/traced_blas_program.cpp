@@ -3,12 +3,13 @@
  * not gated (saxpy), and its results printed bit for bit, so that a run under the interposer can
  * be compared with a plain run. `traced_blas_program repeat N` makes N small ddot calls instead
  * (the overhead measurement of bench/trace_overhead.sh). */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 /* The prototypes of cblas.h and the Fortran BLAS, so that no -dev package's header is needed. */
+extern "C" {
 enum { RowMajor = 101, ColMajor = 102, NoTrans = 111, Trans = 112 };
 float cblas_sdot(int n, const float* x, int incx, const float* y, int incy);
 double cblas_ddot(int n, const double* x, int incx, const double* y, int incy);
@@ -20,26 +21,27 @@ void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, c
 void dgemm_(const char* ta, const char* tb, const int* m, const int* n, const int* k, const double* alpha,
             const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
             const int* ldc);
+}
 
-static uint64_t state = 0x9e3779b97f4a7c15u;
+static std::uint64_t state = 0x9e3779b97f4a7c15u;
 static double next_value(void) { /* xorshift: the same inputs on every run */
   state ^= state << 13;
   state ^= state >> 7;
   state ^= state << 17;
-  return (double)(state >> 11) / 9007199254740992.0 - 0.5;
+  return static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5;
 }
 
 /* The result's bytes as an FNV-1a digest: equal digests, equal bits. */
-static void print_bits(const char* what, const void* data, size_t bytes) {
-  const unsigned char* p = data;
-  uint64_t digest = 14695981039346656037u;
-  for (size_t i = 0; i < bytes; ++i) digest = (digest ^ p[i]) * 1099511628211u;
-  printf("%s %016llx\n", what, (unsigned long long)digest);
+static void print_bits(const char* what, const void* data, std::size_t bytes) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  std::uint64_t digest = 14695981039346656037u;
+  for (std::size_t i = 0; i < bytes; ++i) digest = (digest ^ p[i]) * 1099511628211u;
+  printf("%s %016llx\n", what, static_cast<unsigned long long>(digest));
 }
 
 /* Two call sites of one distinct call: the trace keeps both. */
-__attribute__((noinline)) float dot_from_here(const float* x, const float* y) { return cblas_sdot(1000, x, 1, y, 1); }
-__attribute__((noinline)) float dot_from_there(const float* x, const float* y) { return cblas_sdot(1000, x, 1, y, 1); }
+extern "C" __attribute__((noinline)) float dot_from_here(const float* x, const float* y) { return cblas_sdot(1000, x, 1, y, 1); }
+extern "C" __attribute__((noinline)) float dot_from_there(const float* x, const float* y) { return cblas_sdot(1000, x, 1, y, 1); }
 
 int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "repeat") == 0) {
@@ -52,10 +54,10 @@ int main(int argc, char** argv) {
   }
   static float xs[1000], ys[1000], a[24 * 40], v[40], w[24];
   static double ad[64 * 16], bd[16 * 32], cd[64 * 32], e[8 * 33], f[33 * 8], g[8 * 8];
-  for (int i = 0; i < 1000; ++i) xs[i] = (float)next_value(), ys[i] = (float)next_value();
-  for (int i = 0; i < 24 * 40; ++i) a[i] = (float)next_value();
-  for (int i = 0; i < 40; ++i) v[i] = (float)next_value();
-  for (int i = 0; i < 24; ++i) w[i] = (float)next_value();
+  for (int i = 0; i < 1000; ++i) xs[i] = static_cast<float>(next_value()), ys[i] = static_cast<float>(next_value());
+  for (int i = 0; i < 24 * 40; ++i) a[i] = static_cast<float>(next_value());
+  for (int i = 0; i < 40; ++i) v[i] = static_cast<float>(next_value());
+  for (int i = 0; i < 24; ++i) w[i] = static_cast<float>(next_value());
   for (int i = 0; i < 64 * 16; ++i) ad[i] = next_value();
   for (int i = 0; i < 16 * 32; ++i) bd[i] = next_value();
   for (int i = 0; i < 8 * 33; ++i) e[i] = next_value(), f[i] = next_value();
