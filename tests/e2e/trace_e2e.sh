@@ -60,6 +60,21 @@ if [ "$part" = c ]; then
     > check.json 2>/dev/null
   expect_in '"call_sites": [' check.json "the JSON report carries the call sites"
 
+  # The reference BLAS's cblas_dgemm calls dgemm_ through its PLT, that is through the interposer:
+  # only the outermost call counts.
+  netlib=""
+  for candidate in /usr/lib/*/blas/libblas.so.3 /usr/lib64/blas/libblas.so.3; do
+    [ -e "$candidate" ] && netlib="$candidate" && break
+  done
+  if [ -n "$netlib" ]; then
+    LD_PRELOAD="$netlib" "$FG" trace --output netlib.yaml -- "$PROGRAM" > /dev/null 2> netlib.log
+    expect_status 0 $? "trace of the program running the reference BLAS"
+    expect_in "library: netlib" netlib.yaml "the library is recognised as the reference BLAS"
+    expect_in "4 cases for 5 BLAS calls" netlib.log "its CBLAS calling its Fortran BLAS counts once"
+  else
+    echo "SKIP - the reference BLAS (libblas3) is not installed: nested calls not checked"
+  fi
+
   "$FG" trace --output failing.yaml -- "$PROGRAM" 3 > /dev/null 2> failing.log
   expect_status 0 $? "a failing program still gives its trace"
   expect_in "ended with exit status 3 (it failed" failing.log "its exit status is said clearly"
