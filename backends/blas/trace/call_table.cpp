@@ -28,6 +28,7 @@ constexpr int kMaxSites = 4;         // call sites kept per distinct call
 constexpr std::uint64_t kSampledCalls = 16;  // the first calls of each distinct call give sites
 constexpr int kMaxLibraries = 8;
 constexpr int kMaxOthers = 64;
+constexpr int kMaxRoutines = 256;    // real routines whose library is remembered
 
 struct Entry {
   CallKey key;
@@ -56,6 +57,14 @@ struct Table {
   std::uint64_t unrecorded = 0;  // calls of distinct kinds beyond kMaxDistinct
   Library libraries[kMaxLibraries];
   int library_count = 0;
+  // The library of each real routine seen: dladdr searches the library's whole symbol table
+  // (about 0.1 ms in OpenBLAS), too slow for every call.
+  struct KnownRoutine {
+    void* real = nullptr;
+    int library = -1;
+  };
+  KnownRoutine routines[kMaxRoutines];
+  int routine_count = 0;
   std::atomic<std::uint64_t> others[kMaxOthers] = {};
   char directory[1024] = {};
 };
@@ -130,7 +139,8 @@ void describe(Library& library, const Dl_info& info) {
   dlclose(handle);
 }
 
-int library_index(void* real) {
+// The index of the library that defines `real`, added to the table when new. Under the lock.
+int describe_library(void* real) {
   Table& t = table();
   Dl_info info{};
   if (dladdr(real, &info) == 0 || info.dli_fname == nullptr) return -1;
@@ -139,6 +149,15 @@ int library_index(void* real) {
   if (t.library_count == kMaxLibraries) return -1;
   describe(t.libraries[t.library_count], info);
   return t.library_count++;
+}
+
+int library_index(void* real) {
+  Table& t = table();
+  for (int i = 0; i < t.routine_count; ++i)
+    if (t.routines[i].real == real) return t.routines[i].library;
+  const int library = describe_library(real);
+  if (t.routine_count < kMaxRoutines) t.routines[t.routine_count++] = {real, library};
+  return library;
 }
 
 // The libraries loaded in the process whose file names are those of BLAS libraries (whether or
