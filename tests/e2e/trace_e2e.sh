@@ -85,6 +85,11 @@ if [ "$part" = c ]; then
   expect_in "loaded no BLAS" none.log "and a message that says so"
   [ ! -e none.yaml ] && pass "no empty suite is written" || fail "none.yaml was written"
 
+  "$FG" trace --output killed.yaml -- bash -c 'kill -9 $$' > /dev/null 2> killed.log
+  expect_status 1 $? "a program killed by a signal gives no suite"
+  expect_in "killed by signal 9" killed.log "how it ended is said"
+  expect_in "no process of the program wrote a trace" killed.log "and why there is no trace"
+
   "$FG" trace --output top.yaml --top 1 -- "$PROGRAM" > /dev/null 2> top.log
   "$FG" list top.yaml > top.txt 2>&1
   expect_in "1 case in 1 suite" top.txt "--top 1 keeps one case"

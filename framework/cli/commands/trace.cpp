@@ -174,8 +174,12 @@ int run_trace(const TraceOptions& options) {
   std::cerr << "fprev-golden trace: " << suite_options.command << " ended with " << suite_options.exit_status
             << (program_failed ? " (it failed: the trace holds the calls it made until it ended)" : "") << "\n";
   const blas::Trace trace = blas::read_trace_directory(directory.path());
-  if (trace.processes == 0 && program_failed && suite_options.exit_status.rfind("killed", 0) == 0)
-    std::cerr << "fprev-golden trace: a process killed by a signal writes no trace\n";
+  if (trace.processes == 0) {
+    std::cerr << "fprev-golden trace: no suite written: no process of the program wrote a trace (a statically "
+                 "linked program does not load the interposer; a process killed by a signal or ending with "
+                 "_exit() writes none)\n";
+    return kExitFailure;
+  }
   if (trace.calls.empty()) {
     std::cerr << "fprev-golden trace: no suite written: " << nothing_traced(trace) << "\n";
     return kExitFailure;
