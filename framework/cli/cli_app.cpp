@@ -456,7 +456,7 @@ CLI::App* add_trace(CLI::App& app, TraceOptions& o) {
   c->add_option("COMMAND", o.command, "the program and its arguments, after --")->type_name("")->required();
   c->footer("usage: fprev-golden trace --output FILE [--top N] [--min-count C] [--merge SUITE] -- COMMAND [ARGS...]\n"
             "The program runs with an interposer preloaded (LD_PRELOAD) that forwards every CBLAS and Fortran "
-            "BLAS call to the real library unchanged and records it. exit status: 0 the suite was written (also "
+            "BLAS call to the real library unchanged and records it. Its exit status: 0 the suite was written (also "
             "when the program failed: the report says how it ended); 1 the program made no BLAS call the gate "
             "reveals; 2 usage error");
   return c;
