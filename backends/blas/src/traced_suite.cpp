@@ -77,7 +77,7 @@ std::string call_text(const TracedCall& c) {
 }
 
 // The blas backend's case for a call, or why it has none.
-bool case_params(const TracedCall& c, Params& params, std::string& why_not) {
+bool traced_case_params(const TracedCall& c, Params& params, std::string& why_not) {
   params = {{"op", c.op}, {"dtype", c.dtype}};
   if (c.op == "dot") {
     if (c.n < 1) return why_not = "n < 1: nothing summed", false;
@@ -207,7 +207,7 @@ TracedCases traced_cases(const Trace& trace, const TracedSuiteOptions& options) 
     }
     Params params;
     std::string why_not;
-    if (!case_params(c, params, why_not)) {
+    if (!traced_case_params(c, params, why_not)) {
       left_out[c.routine() + ": " + why_not] += c.count;
       continue;
     }
