@@ -81,7 +81,7 @@ TEST(SuiteErrors, CaseParameterUnknownToOneOfTwoBackends) {
       "    device: 0\ncases:\n  - op: sum\n    order: reverse\n    n: 8\n";
   EXPECT_EQ(errors_of(suite),
             Lines{"t.yaml:10:5: error: unknown case parameter 'order' for backend 'other'; allowed "
-                  "values: op, dtype, n, backends, id, labels, max_seconds"});
+                  "values: op, dtype, n, backends, call_sites, id, labels, max_seconds"});
   EXPECT_EQ(errors_of(suite + "    backends: a\n"), Lines{});
 }
 
