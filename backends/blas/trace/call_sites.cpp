@@ -92,6 +92,8 @@ void capture_python(CallSite& site) {
       py.decref(code);
       if (file_text == nullptr || name_text == nullptr) py.clear_error();
     }
+    for (char& c : piece)  // a file name may hold anything; a trace file holds one record a line
+      if (static_cast<unsigned char>(c) < 0x20 && c != '\0') c = '?';
     append(site.python, sizeof site.python, piece);
     void* back = py.frame_back(frame);
     if (owned != nullptr) py.decref(owned);
