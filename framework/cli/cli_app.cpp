@@ -274,6 +274,7 @@ struct Commands {
   ShowOptions show;
   RevealCommandOptions reveal;
   EnvOptions env;
+  TraceOptions trace;
 };
 
 CLI::App* add_list(CLI::App& app, ListOptions& o) {
@@ -451,6 +452,25 @@ CLI::App* add_env(CLI::App& app, EnvOptions& o) {
   return c;
 }
 
+CLI::App* add_trace(CLI::App& app, TraceOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "trace", "run a program and write a suite of the BLAS calls it makes (docs/trace.md)");
+  c->add_option("--output,-o", o.output, "the suite to write (atomically)")->required()->type_name("FILE");
+  c->add_option("--top", o.top, "only the N most frequent distinct calls (default: all)")->type_name("N");
+  c->add_option("--min-count", o.min_count, "only calls made at least C times (default 1)")
+      ->type_name("C")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--merge", o.merge, "add the new cases to this suite (written to --output) instead of a new suite")
+      ->type_name("SUITE");
+  c->add_option("COMMAND", o.command, "the program and its arguments, after --")->type_name("")->required();
+  c->footer("usage: fprev-golden trace --output FILE [--top N] [--min-count C] [--merge SUITE] -- COMMAND [ARGS...]\n"
+            "The program runs with an interposer preloaded (LD_PRELOAD) that forwards every CBLAS and Fortran "
+            "BLAS call to the real library unchanged and records it. Its exit status: 0 the suite was written (also "
+            "when the program failed: the report says how it ended); 1 the program made no BLAS call the gate "
+            "reveals; 2 usage error");
+  return c;
+}
+
 void print_reveal_help(const CLI::App& reveal, const RevealCommandOptions& o) {
   std::cout << reveal.help("fprev-golden");
   if (o.backend.empty()) return;
@@ -497,7 +517,7 @@ void rewrite_help_command(std::vector<std::string>& arguments) {
 
 const std::vector<std::string>& command_names() {
   static const std::vector<std::string> names = {"list", "check",  "update", "review", "accept",
-                                                 "reject", "diff", "show", "reveal", "env"};
+                                                 "reject", "diff", "show", "reveal", "env", "trace"};
   return names;
 }
 
@@ -522,8 +542,9 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   CLI::App* show = add_show(app, o.show);
   CLI::App* reveal = add_reveal(app, o.reveal);
   CLI::App* env = add_env(app, o.env);
+  CLI::App* trace = add_trace(app, o.trace);
 
-  for (CLI::App* c : {list, check, update, review, accept, reject, diff, show, reveal, env}) {
+  for (CLI::App* c : {list, check, update, review, accept, reject, diff, show, reveal, env, trace}) {
     const std::string own = c->get_footer();
     c->footer(own.empty() ? std::string(kExitFooter) : own + "\n" + kExitFooter);
   }
@@ -570,6 +591,7 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   if (app.got_subcommand(diff)) return run_diff(o.diff);
   if (app.got_subcommand(show)) return run_show(o.show);
   if (app.got_subcommand(env)) return run_env(o.env);
+  if (app.got_subcommand(trace)) return run_trace(o.trace);
   if (app.got_subcommand(reveal)) {
     if (o.reveal.help) {
       print_reveal_help(*reveal, o.reveal);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,6 +138,15 @@ struct DiffCommandOptions {
 
 struct EnvOptions {
   bool json = false;
+};
+
+// trace: run a program under the BLAS interposer and write a suite of its calls (docs/trace.md).
+struct TraceOptions {
+  std::filesystem::path output;          // --output FILE
+  std::size_t top = 0;                   // --top N: the N most frequent cases (0: all)
+  std::uint64_t min_count = 1;           // --min-count C: cases with fewer calls are left out
+  std::optional<std::string> merge;      // --merge SUITE: add to that suite
+  std::vector<std::string> command;      // after --
 };
 
 }  // namespace fprev::cli

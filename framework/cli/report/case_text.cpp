@@ -197,6 +197,17 @@ std::vector<std::string> all_failure_reasons() {
   return reasons;
 }
 
+namespace {
+
+// The application's call sites of a traced case (docs/trace.md): which of its calls changed.
+void print_call_sites(std::ostream& out, const CaseResult& r) {
+  if (r.call_sites.empty()) return;
+  out << "  the application makes this call at:\n";
+  for (const std::string& site : r.call_sites) out << "    " << site << "\n";
+}
+
+}  // namespace
+
 void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy policy,
                         const std::string& accept_command) {
   const std::string name = test_name(r);
@@ -213,6 +224,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
             << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
       else
         print_indented_diff(out, r, "golden", "revealed");
+      print_call_sites(out, r);
       if (r.alignment_differs && !alignment_only(r))
         out << "  " << alignment_change(*r.golden, *revealed_result(r)) << "\n";
       print_impact(out, r);
@@ -222,6 +234,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
     case CaseStatus::misbehaves:
       out << "FAILED " << name << ": " << reason << "\n";
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
+      print_call_sites(out, r);
       if (r.fingerprint_change)
         out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
       print_impact(out, r);

@@ -356,6 +356,7 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["suite"] = r.suite;
   json["backend"] = r.backend;
   json["case"] = r.case_id;
+  json["call_sites"] = r.call_sites;
   json["status"] = status_name(r.status);
   json["outcome"] = outcome_name(r, policy);
   json["message"] = text_or_null(r.message);

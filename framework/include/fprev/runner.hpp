@@ -63,6 +63,9 @@ struct CaseResult {
   std::string suite;
   std::string backend;  // instance name
   std::string case_id;
+  // Where an application makes this call (the case's call_sites, fprev-golden trace): a failing
+  // case names them.
+  std::vector<std::string> call_sites;
   CaseStatus status = CaseStatus::passed;
   std::string platform_key;
   std::filesystem::path golden_path;

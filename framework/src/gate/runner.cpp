@@ -288,6 +288,7 @@ bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& r
   result.suite = suite.name;
   result.backend = c.backend_instance;
   result.case_id = c.id;
+  result.call_sites = c.call_sites;
   OpenInstance& instance = open(suite, c.backend_instance);
   if (!instance.instance) return false;
   result.identity = instance.identity;
