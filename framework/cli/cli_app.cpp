@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "exit_guard.hpp"
 #include "suggest.hpp"
 #include "validators.hpp"
 #include "fprev/backend.hpp"
@@ -552,6 +553,10 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
     throw UsageError(e.what());
   }
 
+  // Libraries run in the gate's own process only as a debugging aid, never in CI; and while a
+  // command runs, no exit() from them can end the process with a status of their choosing.
+  refuse_in_process_targets_in_ci();
+  const ExitGuard exit_guard(command);
   if (app.got_subcommand(list)) return run_list(o.list);
   if (app.got_subcommand(check)) return run_check(o.check);
   if (app.got_subcommand(update)) return run_update(o.update);

@@ -49,7 +49,7 @@ bool carries_any(const SuiteCase& c, const std::vector<std::string>& labels) {
 
 }  // namespace
 
-Selection select_cases(const SelectionOptions& options) {
+Selection select_cases(const SelectionOptions& options, bool keep_invalid) {
   Selection s;
   for (const auto& path : options.suite_paths) s.suite_paths.emplace_back(path);
   for (const auto& path : options.positional) s.suite_paths.emplace_back(path);
@@ -64,7 +64,13 @@ Selection select_cases(const SelectionOptions& options) {
     if (!std::filesystem::exists(path))
       throw UsageError("no suite file or directory '" + path.string() +
                        "' (use --suites PATH, or run from the project root)");
-  s.suites = load_suites(s.suite_paths, builtin_backends());
+  if (keep_invalid) {
+    LoadedSuites loaded = load_suites_keeping_going(s.suite_paths, builtin_backends());
+    s.suites = std::move(loaded.suites);
+    s.invalid = std::move(loaded.invalid);
+  } else {
+    s.suites = load_suites(s.suite_paths, builtin_backends());
+  }
   for (const Suite& suite : s.suites) {
     if (!matches_any(options.suites, suite.name)) continue;
     for (const SuiteCase& c : suite.cases) {
@@ -79,7 +85,7 @@ Selection select_cases(const SelectionOptions& options) {
   }
   const bool filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty() ||
                         !options.excluded_labels.empty();
-  if (s.cases.empty() && filtered)
+  if (s.cases.empty() && filtered && s.invalid.empty())
     throw UsageError("no case matches the filters (--suite, --backend, --case, --exclude-label); see "
                      "fprev-golden list");
   return s;
