@@ -47,8 +47,9 @@ std::string case_labels(const Suite& suite, const SuiteCase& c, bool invalid_sui
 // A suite file that does not load must not empty the filtered runs that would have selected its
 // cases (`ctest -L <suite>`, `ctest -L <backend>`, `ctest -R <case>` would find no test and pass).
 // It stands in as failing tests: one for the file, labelled with everything that could be read of
-// it (reproducibility, the suite's name, its backend instances, its cases' labels), and one for each
-// case that could still be read, under its own name and labels. Each runs `list` on the suites, which
+// it (reproducibility, the suite's name, its backend instances, its cases' labels), one for each
+// case that could still be read, under its own name and labels, and one for each backend instance
+// none of whose cases could be read. Each runs `list` on the suites, which
 // fails showing every problem (file:line:col and the allowed values).
 void print_invalid_suite_tests(const Selection& selection, const std::string& executable,
                                const std::string& environment, std::set<std::string>& names) {
@@ -73,6 +74,15 @@ void print_invalid_suite_tests(const Selection& selection, const std::string& ex
     print_test(name, joined);
     for (const SuiteCase& c : suite.cases)
       if (names.insert(test_name(suite, c)).second) print_test(test_name(suite, c), case_labels(suite, c, true));
+    // An instance none of whose cases could be read (its backend is unknown: a module not found)
+    // stands in under its own name, for `ctest -R <instance>`.
+    for (const BackendInstanceSpec& instance : suite.backends) {
+      const bool has_case = std::any_of(suite.cases.begin(), suite.cases.end(),
+                                        [&](const SuiteCase& c) { return c.backend_instance == instance.name; });
+      const std::string instance_test = "reproducibility/" + suite.name + "/" + instance.name + "/(invalid suite file)";
+      if (!has_case && names.insert(instance_test).second)
+        print_test(instance_test, "reproducibility;" + suite.name + ";" + instance.name);
+    }
   }
 }
 
