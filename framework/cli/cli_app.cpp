@@ -29,7 +29,9 @@ constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a 
 constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
-  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
+  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so (overrides are named in the summary and refused
+  under CI unless the suite lists them in environment_overrides), FPREV_WORKERS=off (debugging: libraries in
+  this process; refused under CI)
 documentation: README.md and docs/ (json.md: the JSON output; suite-format.md), installed in
   <prefix>/share/doc/fprev-golden)";
 

@@ -13,15 +13,18 @@ extern char** environ;
 namespace fprev::cli {
 namespace {
 
+std::string variable_prefix(const std::string& backend) {
+  std::string prefix = "FPREV_" + backend + "_";
+  for (char& c : prefix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return prefix;
+}
+
 // FPREV_<BACKEND>_ of each backend the selected cases use.
 std::set<std::string> backend_prefixes(const Selection& selection) {
   std::set<std::string> prefixes;
   for (const SelectedCase& sc : selection.cases)
-    if (const BackendInstanceSpec* instance = sc.suite->find_backend(sc.c->backend_instance)) {
-      std::string prefix = "FPREV_" + instance->use + "_";
-      for (char& c : prefix) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      prefixes.insert(std::move(prefix));
-    }
+    if (const BackendInstanceSpec* instance = sc.suite->find_backend(sc.c->backend_instance))
+      prefixes.insert(variable_prefix(instance->use));
   return prefixes;
 }
 
@@ -60,6 +63,21 @@ std::string describe_overrides(const std::vector<EnvironmentOverride>& overrides
   std::string text;
   for (const EnvironmentOverride& o : overrides) text += (text.empty() ? "" : ", ") + o.variable + "=" + o.value;
   return text;
+}
+
+void check_overridden_settings(const Selection& selection, const std::vector<EnvironmentOverride>& overrides) {
+  std::set<const BackendInstanceSpec*> checked;
+  for (const SelectedCase& sc : selection.cases) {
+    const BackendInstanceSpec* instance = sc.suite->find_backend(sc.c->backend_instance);
+    if (instance == nullptr || !checked.insert(instance).second) continue;
+    const std::string prefix = variable_prefix(instance->use);
+    const bool overridden = std::any_of(overrides.begin(), overrides.end(),
+                                        [&](const EnvironmentOverride& o) { return o.variable.rfind(prefix, 0) == 0; });
+    if (!overridden) continue;
+    if (const Backend* backend = builtin_backends().find(instance->use))
+      resolve_params(backend->instance_params(), apply_environment_overrides(*backend, instance->settings),
+                     "backend instance " + instance->name + " with the environment's " + prefix + "... overrides");
+  }
 }
 
 void refuse_unaccepted_overrides_in_ci(const Selection& selection,

@@ -29,6 +29,12 @@ std::vector<EnvironmentOverride> environment_overrides(const Selection& selectio
 // "FPREV_BLAS_KERNEL=Haswell, FPREV_GOLDEN_DIR=/x" ("" when there are none).
 std::string describe_overrides(const std::vector<EnvironmentOverride>& overrides);
 
+// The settings of each selected instance with the FPREV_<BACKEND>_<SETTING> overrides applied, checked
+// as the suite's own are (types, choices, a relative path): a bad override is a configuration error
+// (ConfigError, exit 2) before anything runs, not a failure of every case. Only instances of a
+// backend that an override names are checked.
+void check_overridden_settings(const Selection& selection, const std::vector<EnvironmentOverride>& overrides);
+
 // Under CI: a UsageError naming each override some selected suite does not accept.
 void refuse_unaccepted_overrides_in_ci(const Selection& selection,
                                        const std::vector<EnvironmentOverride>& overrides);

@@ -159,6 +159,18 @@ CI=true FPREV_BLAS_CPUINFO="$PWD/noavx.txt" "$FG" check --suites accepting --gol
 expect_status 0 $? "a suite that accepts FPREV_BLAS_CPUINFO runs under CI with it"
 expect_in "(environment overrides: FPREV_BLAS_CPUINFO=" env.txt "and the summary still names it"
 
+# Issue 34.12: a relative library: is relative to the suite file (it was loaded relative to the
+# working directory at run time, or failed there as a misbehaving target); in the environment it
+# is a configuration error before anything runs.
+mkdir -p rel/suites rel/golden && cp "$FAULT_BLAS" rel/suites/libfault.so
+sed "s|library: $FAULT_BLAS|library: ./libfault.so|" suites/faults.yaml >rel/suites/faults.yaml
+(cd / && "$FG" update --suites "$work/rel/suites" --golden "$work/rel/golden") >rel.txt 2>&1
+expect_status 0 $? "library: ./libfault.so loads the library beside the suite, from any directory"
+expect_in "8 created" rel.txt "and records its 8 cases"
+(cd rel/suites && FPREV_BLAS_LIBRARY=./libfault.so "$FG" check --suites . --golden ../golden) >rel.txt 2>&1
+expect_status 2 $? "FPREV_BLAS_LIBRARY=./libfault.so is a configuration error"
+expect_in "relative path" rel.txt "it says why"
+
 # A module that prints a banner when loaded: list --cmake-tests and ctest still work; a crash in
 # one of its calls is named too.
 export FPREV_BACKEND_PATH="$BANNER_DIR"

@@ -153,6 +153,7 @@ int run_gate(const GateOptions& options, bool update) {
   // suites accept them (environment_overrides.hpp).
   const std::vector<EnvironmentOverride> overrides = environment_overrides(selection);
   refuse_unaccepted_overrides_in_ci(selection, overrides);
+  check_overridden_settings(selection, overrides);
 
   RunnerOptions runner_options;
   runner_options.golden_root = selection.golden_root;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -453,7 +454,9 @@ class SuiteParser {
       std::vector<std::string> canonical;
       for (const Value& value : *values) {
         try {
-          resolve_params({*spec}, {{field->key, value.text}}, context);
+          // A path is checked as the loader will resolve it; the instance's name keeps it as written.
+          resolve_params({*spec}, {{field->key, spec->type == ParamType::path ? relative_to_suite(value.text) : value.text}},
+                         context);
           const Params one{{field->key, value.text}};
           canonical.push_back(spec->type == ParamType::integer
                                   ? std::to_string(param_int(one, field->key))
@@ -485,12 +488,20 @@ class SuiteParser {
         expansion.settings[lists[i].first] = value;
         expansion.suffix += "-" + suite_detail::sanitize_id_part(value);
       }
+      const auto resolve_paths = [&] {
+        for (const ParamSpec& spec : specs)
+          if (spec.type == ParamType::path)
+            if (auto it = expansion.settings.find(spec.name); it != expansion.settings.end())
+              it->second = relative_to_suite(it->second);
+      };
+      resolve_paths();
       try {
         expansion.settings = resolve_params(specs, expansion.settings, context);  // defaults
       } catch (const ConfigError& error) {
         diags_.error(pos, error.what());
         return {};
       }
+      resolve_paths();  // a default path too (".": the suite's folder)
       expansions.push_back(std::move(expansion));
       for (std::size_t i = lists.size(); i-- > 0;) {
         if (++index[i] < lists[i].second.size()) break;
@@ -498,6 +509,17 @@ class SuiteParser {
       }
     }
     return expansions;
+  }
+
+  // A path setting as written in the suite, made absolute against the suite file's folder when it
+  // is relative (ParamType::path); a bare name (a library's, a program on PATH) stays as it is.
+  std::string relative_to_suite(const std::string& value) const {
+    if (!names_relative_path(value)) return value;
+    std::error_code error;
+    const std::filesystem::path folder = std::filesystem::absolute(suite_.file, error).parent_path();
+    std::string resolved = (folder / value).lexically_normal().string();
+    if (resolved.size() > 1 && resolved.back() == '/') resolved.pop_back();  // "dir/." -> "dir"
+    return resolved;
   }
 
   // The backend's case parameters, asked once. A backend that cannot list them here (its default

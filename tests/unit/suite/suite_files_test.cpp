@@ -187,6 +187,32 @@ TEST_F(SuiteFiles, KeepingGoingNamesAnEmptyDirectoryAfterIt) {
   EXPECT_EQ(loaded.invalid[0].readable.name, expected);
 }
 
+// Issue 34.12: a relative path in a suite is relative to the suite file, never to the directory the
+// gate runs in (ParamType::path); a bare name stays a name; an instance expanded from a list of
+// paths is named from them as written.
+TEST_F(SuiteFiles, RelativePathSettingsAreRelativeToTheSuiteFile) {
+  const fs::path path = write("rel.yaml",
+                              "suite: rel\nbackends:\n  - name: a\n    use: toy\n    library: ./lib/x.so\n"
+                              "  - name: b\n    use: toy\n    library: [one/x.so, /abs/y.so]\n"
+                              "  - name: c\n    use: toy\ncases:\n  - op: dot\n    n: 8\n");
+  const Suite suite = load_suite(path, registry_);
+  ASSERT_EQ(suite.backends.size(), 4u);
+  EXPECT_EQ(suite.backends[0].settings.at("library"), (dir_ / "lib/x.so").string());
+  EXPECT_EQ(suite.backends[1].name, "b-one_x.so");
+  EXPECT_EQ(suite.backends[1].settings.at("library"), (dir_ / "one/x.so").string());
+  EXPECT_EQ(suite.backends[2].settings.at("library"), "/abs/y.so");
+  EXPECT_EQ(suite.backends[3].settings.at("library"), "libtoy");
+}
+
+TEST(PathParameters, ARelativePathOutsideASuiteIsAConfigurationError) {
+  const std::vector<ParamSpec> specs{path_param("library", "").defaults_to(".")};
+  EXPECT_THROW(resolve_params(specs, {{"library", "./x.so"}}, "t"), ConfigError);
+  EXPECT_THROW(resolve_params(specs, {{"library", "venv/bin/python"}}, "t"), ConfigError);
+  EXPECT_EQ(resolve_params(specs, {{"library", "/x.so"}}, "t").at("library"), "/x.so");
+  EXPECT_EQ(resolve_params(specs, {{"library", "openblas"}}, "t").at("library"), "openblas");
+  EXPECT_EQ(resolve_params(specs, {}, "t").at("library"), ".");  // the backend's own default
+}
+
 TEST_F(SuiteFiles, EnvironmentOverridesAcceptedByTheSuite) {
   const fs::path good = write("a.yaml", "suite: a\nenvironment_overrides: [FPREV_TOY_LIBRARY, FPREV_GOLDEN_DIR]\n" +
                                             suite_named("a").substr(std::string("suite: a\n").size()));
