@@ -146,9 +146,10 @@ chmod +x planted/venv/bin/python
 (cd planted && "$FG" check --suites ../suites --golden ../golden) >planted.txt 2>&1
 expect_status 0 $? "check from a folder holding another mysums.py passes with the suite's"
 if [ -e planted-module-ran ]; then fail "the working directory's mysums.py was imported"; else pass "the working directory's mysums.py was not imported"; fi
-# On PYTHONPATH only (the suite's folder has none): PYTHONPATH's, still not the working directory's.
+# On PYTHONPATH only (the suite's folder has none): PYTHONPATH's, still not the working directory's,
+# even where PYTHONPATH has entries that mean it ('.' and an empty one, which Python makes absolute).
 mkdir -p onpath && mv suites/mysums.py onpath/
-(cd planted && PYTHONPATH="$work/onpath" "$FG" check --suites ../suites --golden ../golden) >planted.txt 2>&1
+(cd planted && PYTHONPATH=".::$work/onpath" "$FG" check --suites ../suites --golden ../golden) >planted.txt 2>&1
 expect_status 0 $? "a module on PYTHONPATH is imported ahead of the working directory's"
 if [ -e planted-module-ran ]; then fail "the working directory's mysums.py was imported"; else pass "not the working directory's"; fi
 mv onpath/mysums.py suites/
