@@ -30,14 +30,15 @@ constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, 
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
   e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so (overrides are named in the summary and refused
-  under CI unless the suite lists them in environment_overrides), FPREV_WORKERS=off (debugging: libraries in
-  this process; refused under CI)
-documentation: README.md and docs/ (json.md: the JSON output; suite-format.md), installed in
-  <prefix>/share/doc/fprev-golden)";
+  under CI unless the suite lists them in environment_overrides); FPREV_WORKERS=off (debugging: libraries in
+  this process; refused under CI); FPREV_PROGRESS_INTERVAL=S (seconds between progress lines in a log, default 30)
+documentation: README.md and docs/ (cli.md: the commands; json.md: the JSON output; suite-format.md),
+  installed in <prefix>/share/doc/fprev-golden)";
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
 
-void add_selection_options(CLI::App& command, SelectionOptions& s) {
+void add_selection_options(CLI::App& command, SelectionOptions& s, bool leave_out_opt_in) {
+  s.leave_out_opt_in = leave_out_opt_in;
   command.add_option("SUITE_PATH", s.positional, "suite files or directories (the same as --suites)")
       ->type_name("")
       ->group(kSelectionGroup);
@@ -66,6 +67,13 @@ void add_selection_options(CLI::App& command, SelectionOptions& s) {
       .add_option("--exclude-label", s.excluded_labels,
                   "leave out the cases whose suite entry carries this label (repeatable), e.g. long: "
                   "what ctest -LE long leaves out")
+      ->allow_extra_args(false)
+      ->type_name("LABEL")
+      ->group(kSelectionGroup);
+  command
+      .add_option("--label", s.labels,
+                  std::string("only the cases whose suite entry carries this label (repeatable), as ctest -L") +
+                      (leave_out_opt_in ? "; the cases labelled long run only when named here (--label long)" : ""))
       ->allow_extra_args(false)
       ->type_name("LABEL")
       ->group(kSelectionGroup);
@@ -133,7 +141,7 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       .add_option("--mpi", e.mpi,
                   "distributed mode with this MPI (openmpi, mpich) when the launcher is not recognised "
                   "by its variables (srun with PMIx); under mpirun or mpiexec it is found by itself. Rank "
-                  "0 runs the engine and reports; every rank hosts workers (README: bigger than one machine)")
+                  "0 runs the engine and reports; every rank hosts workers (docs/distributed.md)")
       ->envname("FPREV_MPI")
       ->check(CLI::IsMember({"openmpi", "mpich"}))
       ->type_name("IMPL")
@@ -204,12 +212,12 @@ void add_pending_options(CLI::App& command, PendingOptions& p) {
 }
 
 void add_gate_options(CLI::App& command, GateOptions& g) {
-  add_selection_options(command, g.selection);
+  add_selection_options(command, g.selection, true);
   add_pending_options(command, g.pending);
   add_engine_options(command, g.engine, true);
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
-  command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  command.add_flag("--quiet", g.quiet, "no progress: no line on the terminal, none in a log")->group(kOutputGroup);
   CLI::Option* only_failures =
       command
           .add_flag("--only-failures", g.only_failures,
@@ -272,7 +280,7 @@ struct Commands {
 
 CLI::App* add_list(CLI::App& app, ListOptions& o) {
   CLI::App* c = app.add_subcommand("list", "the expanded cases of the suites");
-  add_selection_options(*c, o.selection);
+  add_selection_options(*c, o.selection, false);
   add_json_flag(*c, o.json, "the cases as one JSON document on stdout (docs/json.md)");
   add_strict_flag(*c, o.strict);
   c->add_option("--cmake-tests", o.cmake_tests,

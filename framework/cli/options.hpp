@@ -21,6 +21,10 @@ struct SelectionOptions {
   std::vector<std::string> backends;     // --backend GLOB
   std::vector<std::string> cases;        // --case GLOB
   std::vector<std::string> excluded_labels;  // --exclude-label LABEL: not the cases carrying it
+  std::vector<std::string> labels;           // --label LABEL: only the cases carrying one of them
+  // check and update: the opt-in labels (long) leave their cases out unless --label names them,
+  // as `ctest -L reproducibility` does; list lists every case (CTest discovers the long ones too).
+  bool leave_out_opt_in = false;
 };
 
 // How the revelation engine runs: check, update and reveal.

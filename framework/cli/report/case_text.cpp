@@ -7,6 +7,7 @@
 
 #include "../accept_command.hpp"
 #include "fprev/diff.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "fprev/summary.hpp"
 
@@ -109,6 +110,13 @@ void print_indented(std::ostream& out, const std::string& text) {
   for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
+// What the change costs numerically: the one-line summary and its detail, indented.
+void print_impact(std::ostream& out, const CaseResult& r) {
+  if (!r.impact) return;
+  out << "  " << impact_line(*r.impact) << "\n";
+  for (const std::string& line : impact_detail_lines(*r.impact)) out << "    " << line << "\n";
+}
+
 // Where check kept the revealed result for review, or why it could not keep or remove it.
 void print_pending(std::ostream& out, const CaseResult& r) {
   if (!r.pending_path.empty()) out << "  kept for review: " << r.pending_path.string() << "\n";
@@ -208,6 +216,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
         print_indented_diff(out, r, "golden", "revealed");
       if (r.alignment_differs && !alignment_only(r))
         out << "  " << alignment_change(*r.golden, *revealed_result(r)) << "\n";
+      print_impact(out, r);
       out << "  golden file: " << r.golden_path.string() << "\n";
       out << "  if the change is intended, accept it with:\n    " << accept_command << "\n";
       break;
@@ -216,6 +225,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
       if (r.fingerprint_change)
         out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
+      print_impact(out, r);
       if (!accept_command.empty()) {
         out << (r.golden ? "  the golden holds an order; if this misbehaviour is the expected baseline, record it with:\n    "
                          : "  there is no golden; if this misbehaviour is the expected baseline, record it with:\n    ")
@@ -260,6 +270,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
         out << "  order unchanged; arithmetic fingerprint added or the golden rewritten in the current format\n";
       else if (r.golden)
         print_indented_diff(out, r, "old", "new");
+      print_impact(out, r);
       break;
     case CaseStatus::created:
       out << "CREATED " << name << " (" << r.golden_path.string() << ")\n";

@@ -39,6 +39,16 @@ TEST(AcceptCommand, RepeatsTheSelectionAndQuotes) {
             "--suite 'my suite' --backend inst --case dot-float32-n8");
 }
 
+// A case labelled long is left out of update unless named: its command names the label, and the
+// whole suite's command does not (the suite's long cases stay opt-in).
+TEST(AcceptCommand, NamesTheLongLabelOfALongCase) {
+  Suite suite = tiny_suite("reference");
+  suite.cases[0].labels = {"long", "mine"};
+  const std::string command = AcceptCommand("fprev-golden", {}).for_case(suite, suite.cases[0]);
+  EXPECT_EQ(command, "fprev-golden update --suite 'my suite' --backend inst --case dot-float32-n8 --label long");
+  EXPECT_EQ(AcceptCommand::for_whole_suite(command), "fprev-golden update --suite 'my suite'");
+}
+
 TEST(AcceptCommand, SetsTheOverridesOfTheCasesBackend) {
   const Suite suite = tiny_suite("tcsim");
   ::setenv("FPREV_TCSIM_ARCH", "ampere", 1);
