@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "exit_guard.hpp"
 #include "suggest.hpp"
 #include "validators.hpp"
 #include "fprev/backend.hpp"
@@ -28,8 +29,9 @@ constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a 
 constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
-  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so; FPREV_PROGRESS_INTERVAL=S (seconds between
-  progress lines in a log, default 30)
+  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so (overrides are named in the summary and refused
+  under CI unless the suite lists them in environment_overrides); FPREV_WORKERS=off (debugging: libraries in
+  this process; refused under CI); FPREV_PROGRESS_INTERVAL=S (seconds between progress lines in a log, default 30)
 documentation: README.md and docs/ (cli.md: the commands; json.md: the JSON output; suite-format.md),
   installed in <prefix>/share/doc/fprev-golden)";
 
@@ -582,6 +584,10 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
     throw UsageError(e.what());
   }
 
+  // Libraries run in the gate's own process only as a debugging aid, never in CI; and while a
+  // command runs, no exit() from them can end the process with a status of their choosing.
+  refuse_in_process_targets_in_ci();
+  const ExitGuard exit_guard(command);
   if (app.got_subcommand(list)) return run_list(o.list);
   if (app.got_subcommand(check)) return run_check(o.check);
   if (app.got_subcommand(update)) return run_update(o.update);

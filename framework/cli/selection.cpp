@@ -67,7 +67,7 @@ std::vector<std::string> opt_in_labels_of(const SuiteCase& c) {
   return carried;
 }
 
-Selection select_cases(const SelectionOptions& options) {
+Selection select_cases(const SelectionOptions& options, bool keep_invalid) {
   Selection s;
   for (const auto& path : options.suite_paths) s.suite_paths.emplace_back(path);
   for (const auto& path : options.positional) s.suite_paths.emplace_back(path);
@@ -88,7 +88,13 @@ Selection select_cases(const SelectionOptions& options) {
     if (!std::filesystem::exists(path))
       throw UsageError("no suite file or directory '" + path.string() +
                        "' (use --suites PATH, or run from the project root)");
-  s.suites = load_suites(s.suite_paths, builtin_backends());
+  if (keep_invalid) {
+    LoadedSuites loaded = load_suites_keeping_going(s.suite_paths, builtin_backends());
+    s.suites = std::move(loaded.suites);
+    s.invalid = std::move(loaded.invalid);
+  } else {
+    s.suites = load_suites(s.suite_paths, builtin_backends());
+  }
   for (const Suite& suite : s.suites) {
     if (!matches_any(options.suites, suite.name)) continue;
     for (const SuiteCase& c : suite.cases) {
@@ -105,14 +111,14 @@ Selection select_cases(const SelectionOptions& options) {
   const bool filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty() ||
                         !options.excluded_labels.empty() || !options.labels.empty();
   // Everything selected carries a left-out label (a long case named by --case): say how to run it.
-  if (s.cases.empty() && s.excluded_by_label != 0)
+  if (s.cases.empty() && s.excluded_by_label != 0 && s.invalid.empty())
     throw UsageError("no case to run: " +
                      (s.excluded_by_label == 1 ? std::string("the case selected carries")
                                                : "the " + std::to_string(s.excluded_by_label) + " cases selected carry") +
                      " a label of " + label_list(s.excluded_labels) + ", left out" +
                      (options.leave_out_opt_in ? " unless named (add --label long to run the long ones)" : "") +
                      "; see fprev-golden list");
-  if (s.cases.empty() && filtered)
+  if (s.cases.empty() && filtered && s.invalid.empty())
     throw UsageError("no case matches the filters (--suite, --backend, --case, --label, --exclude-label); see "
                      "fprev-golden list");
   return s;

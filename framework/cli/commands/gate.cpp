@@ -12,6 +12,8 @@
 #include "../commands.hpp"
 #include "../control_escape.hpp"
 #include "../environment.hpp"
+#include "../environment_overrides.hpp"
+#include "../output_guard.hpp"
 #include "../pending_selection.hpp"
 #include "../report/reporter.hpp"
 #include "../selection.hpp"
@@ -19,6 +21,7 @@
 #include "case_spreader.hpp"
 #include "distributed_mode.hpp"
 #include "engine_options.hpp"
+#include "fprev/backend_module.hpp"
 #include "fprev/runner.hpp"
 
 namespace fprev::cli {
@@ -117,6 +120,25 @@ std::vector<ObsoleteGolden> handle_obsolete(const GateOptions& options, const Se
   return obsolete;
 }
 
+// What the run reads or writes besides its reports: --html must name none of it (output_guard.hpp).
+// The suites, every absolute path a selected instance's settings name (a library, an interpreter),
+// the backend modules that could be loaded, and the directories of goldens and pending results.
+RunInputs run_inputs(const Selection& selection, const std::optional<PendingStore>& pending) {
+  RunInputs inputs;
+  for (const Suite& suite : selection.suites) {
+    inputs.files.emplace_back(suite.file);
+    for (const BackendInstanceSpec& instance : suite.backends)
+      for (const auto& [setting, value] : instance.settings)
+        if (!value.empty() && value.front() == '/') inputs.files.emplace_back(value);
+  }
+  inputs.directories.push_back(selection.golden_root);
+  if (pending) inputs.directories.push_back(pending->root());
+  for (const auto& directory : backend_module_search_path())
+    for (const std::string& module : available_backend_modules())
+      inputs.files.push_back(directory / backend_module_file_name(module));
+  return inputs;
+}
+
 // Which cases that reached no verdict fail: every one in strict mode; a missing golden under CI
 // (as Jest's --ci: a CI run must compare, not quietly record nothing). update creates goldens, so
 // a missing one is never its failure.
@@ -154,6 +176,11 @@ int run_gate(const GateOptions& options, bool update) {
                      "); check compares with the goldens there. Record them with update, or fix the path");
   if (options.ctest && selection.cases.size() != 1)
     throw UsageError("--ctest runs exactly one case (use --suite, --backend and --case)");
+  // Variables that move cases to skips are named in the summary, and refused in CI unless the
+  // suites accept them (environment_overrides.hpp).
+  const std::vector<EnvironmentOverride> overrides = environment_overrides(selection);
+  refuse_unaccepted_overrides_in_ci(selection, overrides);
+  check_overridden_settings(selection, overrides);
 
   RunnerOptions runner_options;
   runner_options.golden_root = selection.golden_root;
@@ -166,6 +193,7 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.max_seconds = options.engine.max_seconds;
   runner_options.max_estimated_seconds = options.max_estimate;
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);
+  if (options.html) refuse_output_over_inputs("--html", *options.html, run_inputs(selection, runner_options.pending));
   const auto reporter = make_reporters(options, update);
   runner_options.reveal.on_progress = [&reporter](const Progress& p) { reporter->case_progress(p); };
   const bool side_by_side = spread_cases(options, selection.cases.size());
@@ -212,7 +240,7 @@ int run_gate(const GateOptions& options, bool update) {
   const CaseCounts counts = count_cases(results, policy);
   const bool kept = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.pending_path.empty(); });
   reporter->run_finished({results, obsolete, counts, options.unreferenced,
-                          kept ? review_command_for(options, selection, *runner_options.pending) : ""});
+                          kept ? review_command_for(options, selection, *runner_options.pending) : "", overrides});
 
   if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;

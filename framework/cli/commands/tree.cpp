@@ -7,6 +7,7 @@
 
 #include "../commands.hpp"
 #include "../control_escape.hpp"
+#include "../output_guard.hpp"
 #include "../report/json.hpp"
 #include "../tree_input.hpp"
 #include "fprev/diff.hpp"
@@ -146,12 +147,9 @@ std::optional<std::string> svg_or_error(const std::string& dot, const char* comm
 // --output X.golden), and the command would still exit 0. Checked before anything is read.
 void refuse_output_over_input(const std::optional<std::string>& output, const std::vector<std::string>& inputs) {
   if (!output) return;
-  for (const std::string& input : inputs) {
-    std::error_code error;
-    if (std::filesystem::equivalent(*output, input, error) && !error)
-      throw UsageError("--output " + *output + " is the input " + input +
-                       ": writing would overwrite it; name another file");
-  }
+  RunInputs read;
+  read.files.assign(inputs.begin(), inputs.end());
+  refuse_output_over_inputs("--output", *output, read);
 }
 
 // To --output FILE, or stdout. False (with a message) when the file cannot be written. Controls are

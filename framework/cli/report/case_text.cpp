@@ -146,13 +146,14 @@ CaseCounts count_cases(const std::vector<CaseResult>& results, SkipPolicy policy
   return counts;
 }
 
-std::string closing_line(const CaseCounts& c) {
+std::string closing_line(const CaseCounts& c, const std::string& overrides) {
   std::ostringstream os;
   const std::pair<std::size_t, const char*> updates[] = {
       {c.created, "created"}, {c.changed, "changed"}, {c.unchanged, "unchanged"}, {c.repaired, "repaired"}};
   for (const auto& [count, word] : updates)
     if (count != 0) os << count << " " << word << ", ";
   os << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped";
+  if (!overrides.empty()) os << " (environment overrides: " << overrides << ")";
   return os.str();
 }
 

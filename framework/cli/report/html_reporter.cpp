@@ -212,10 +212,10 @@ class HtmlReporter final : public Reporter {
   void run_finished(const RunSummary& summary) override {
     std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-    page += "<title>fprev-golden " + escape(command_) + ": " + escape(closing_line(summary.counts)) + "</title>\n";
+    page += "<title>fprev-golden " + escape(command_) + ": " + escape(closing_line(summary.counts, describe_overrides(summary.environment_overrides))) + "</title>\n";
     page += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
     page += "<h1>fprev-golden " + escape(command_) + "</h1>\n";
-    page += "<p class=\"meta\" id=\"closing-line\">" + escape(closing_line(summary.counts)) +
+    page += "<p class=\"meta\" id=\"closing-line\">" + escape(closing_line(summary.counts, describe_overrides(summary.environment_overrides))) +
             (policy_.strict ? " (strict mode: every skip fails)" : policy_.ci ? " (CI: a missing golden fails)" : "") + "</p>\n";
     if (!left_out_.empty()) page += "<p class=\"meta\" id=\"left-out\">" + escape(left_out_) + "</p>\n";
     page += "<p class=\"meta\">" + escape(utc_timestamp_now()) + ", fprev-golden " + escape(kToolVersion) + "</p>\n";

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../environment_overrides.hpp"
 #include "../options.hpp"
 #include "case_text.hpp"
 #include "fprev/golden.hpp"
@@ -34,6 +35,9 @@ struct RunSummary {
   CaseCounts counts;
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // what check did with them
   std::string review_command;  // reviews the pending results the run kept; "" when it kept none
+  // Environment variables in effect that change which cases run or where goldens are looked up:
+  // named in every summary (environment_overrides.hpp).
+  std::vector<EnvironmentOverride> environment_overrides = {};
 };
 
 class Reporter {

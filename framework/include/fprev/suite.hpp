@@ -9,6 +9,7 @@
 //
 //   suite: <name>                 # required; file-name safe: [a-z0-9][a-z0-9._-]*
 //   description: <text>           # optional
+//   environment_overrides: [FPREV_BLAS_LIBRARY]  # optional: overrides accepted under CI
 //   backends:                     # required, non-empty list of backend instances
 //     - name: <instance>          # required, file-name safe, unique in the suite; goldens are
 //                                 # filed under it
@@ -62,6 +63,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -123,6 +125,9 @@ struct Suite {
   std::string file;  // the path it was loaded from, as given
   int line = 0;      // where the suite name is written
   int column = 0;
+  // Environment overrides (FPREV_BLAS_LIBRARY, ...) this suite accepts under CI: key
+  // environment_overrides. Elsewhere every override is allowed; it is always named in the summary.
+  std::vector<std::string> environment_overrides;
   std::vector<BackendInstanceSpec> backends;
   std::vector<SuiteCase> cases;
 
@@ -142,8 +147,15 @@ class SuiteError : public std::runtime_error {
   const std::vector<SuiteDiagnostic>& diagnostics() const { return diagnostics_; }
   std::vector<std::string> errors() const;  // each diagnostic formatted by str()
 
+  // What could still be read of the one file that failed (load_suite, parse_suite): the suite's
+  // name when it is valid (else ""), every backend instance declared with a valid name (settings
+  // left out), and the cases that expanded without a problem. Empty for an unreadable file.
+  const Suite& readable() const;
+  void set_readable(Suite readable);
+
  private:
   std::vector<SuiteDiagnostic> diagnostics_;
+  std::shared_ptr<const Suite> readable_;  // shared: an exception is copied
 };
 
 // Loads and validates one suite file. Collects all problems, then throws SuiteError.
@@ -158,6 +170,27 @@ Suite parse_suite(std::string_view yaml_text, const std::string& file_name,
 // problems of every file, then throws SuiteError.
 std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
                                const BackendRegistry& registry);
+
+// A suite file (or a directory of them) that did not load, with what could be read of it:
+// SuiteError::readable(), whose name is, when the file does not give a valid one, the value of a
+// line `suite: <name>` if there is one, else the file's name without its extension (sanitised as
+// case ids are), so that whatever stands in for the suite (a failing CTest test) carries the labels
+// and names its cases would have carried.
+struct InvalidSuiteFile {
+  std::string file;
+  std::vector<SuiteDiagnostic> diagnostics;
+  Suite readable;
+};
+
+struct LoadedSuites {
+  std::vector<Suite> suites;               // the files that loaded, with unique names
+  std::vector<InvalidSuiteFile> invalid;   // in the order their problems are reported
+};
+
+// load_suites() that goes on past invalid files: every file that loads is kept, every one that
+// does not (a second suite of a name already used too) is listed with its problems.
+LoadedSuites load_suites_keeping_going(const std::vector<std::filesystem::path>& files_or_directories,
+                                       const BackendRegistry& registry);
 
 // The suite files of a directory (*.yaml, *.yml), sorted by name.
 std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path& directory);

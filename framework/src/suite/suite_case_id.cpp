@@ -34,6 +34,7 @@ std::string setting_part(const ParamSpec* spec, const std::string& name, const s
       return value == "true" ? name : "no" + name;
     case ParamType::integer:
     case ParamType::string:
+    case ParamType::path:
       break;
   }
   return name + value;

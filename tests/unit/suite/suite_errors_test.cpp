@@ -29,7 +29,7 @@ TEST(SuiteErrors, ValidHeadLoads) {
 TEST(SuiteErrors, UnknownTopLevelKey) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\ncolour: red\n"),
             Lines{"t.yaml:8:1: error: unknown key 'colour'; allowed values: suite, description, "
-                  "backends, cases"});
+                  "environment_overrides, backends, cases"});
 }
 
 TEST(SuiteErrors, UnknownBackend) {
@@ -317,10 +317,10 @@ TEST(SuiteErrors, OtherYamlErrorsGetNoIndentationHint) {
 
 TEST(SuiteErrors, DocumentShape) {
   EXPECT_EQ(errors_of(""), Lines{"t.yaml: error: the file holds no suite; expected a map with the "
-                                 "keys suite, description, backends, cases"});
+                                 "keys suite, description, environment_overrides, backends, cases"});
   EXPECT_EQ(errors_of("- a\n- b\n"),
             Lines{"t.yaml:1:1: error: a suite must be a map with the keys suite, description, "
-                  "backends, cases, got a list"});
+                  "environment_overrides, backends, cases, got a list"});
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n---\nfoo: 1\n"),
             Lines{"t.yaml:8:1: error: a suite file holds one YAML document; a second one starts "
                   "here"});
@@ -341,7 +341,7 @@ cases:
     dtype: float16
 )"),
             (Lines{"t.yaml:2:1: error: unknown key 'colour'; allowed values: suite, description, "
-                   "backends, cases",
+                   "environment_overrides, backends, cases",
                    "t.yaml:5:10: error: unknown backend 'toi'; allowed values: other, toy",
                    "t.yaml:8:5: error: unknown setting 'thread' for backend 'toy'; allowed values: "
                    "name, use, threads, library, mode",
