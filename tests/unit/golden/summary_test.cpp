@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fprev/sexpr.hpp"
@@ -119,8 +120,12 @@ TEST(Summary, RecognisesBlocksAndFusedGroups) {
   for (std::size_t n : {1000u, 1024u}) {
     for (std::size_t b : {3u, 4u, 64u, 100u}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " b=" + std::to_string(b));
+      const std::size_t last = n % b;
       EXPECT_EQ(describe(blocked_tree(n, b)),
-                "blocks of " + std::to_string(b) + " summed sequentially, block sums added sequentially");
+                "blocks of " + std::to_string(b) + " summed sequentially, block sums added sequentially" +
+                    (last == 0   ? std::string()
+                     : last == 1 ? std::string(", then the last summand added")
+                                 : ", the last block of " + std::to_string(last)));
     }
     for (std::size_t w : {3u, 5u, 9u, 17u}) {
       SCOPED_TRACE("n=" + std::to_string(n) + " w=" + std::to_string(w));
@@ -150,6 +155,69 @@ TEST(Summary, PatternBuildersMatchTheDefinitions) {
   EXPECT_EQ(to_sexpr(patterns::strided(5, 2, LaneCombine::pairwise)), "(((0 2) 4) (1 3))");
   EXPECT_EQ(to_sexpr(patterns::fused_groups(6, 3)), "(((0 1 2) 3 4) 5)");
   EXPECT_THROW(patterns::fused_groups(5, 1), std::invalid_argument);
+}
+
+// A vector kernel's dot, as OpenBLAS's and BLIS's x86 kernels write it: a main loop over the largest
+// multiple of `unroll` summands with K lanes (lane r adds x[r], x[r+K], ...), the lane sums combined
+// in pairs, pairs of pairs, ... by the lane pairing `stride_order` gives (the vector registers are
+// added first, then the lanes within one register), then the tail added one by one.
+Tree vector_kernel_tree(std::size_t n, std::size_t k, std::size_t unroll, bool tail_separately = false) {
+  const std::size_t main = n / unroll * unroll;
+  std::vector<std::string> lanes;
+  for (std::size_t r = 0; r < k; ++r) lanes.push_back(chain_text(leaves(r, main, k)));
+  // combine lane r with lane r + half first (registers added element-wise), halving down to one
+  while (lanes.size() > 1) {
+    const std::size_t half = lanes.size() / 2;
+    std::vector<std::string> next;
+    for (std::size_t r = 0; r < half; ++r) next.push_back("(" + lanes[r] + " " + lanes[r + half] + ")");
+    lanes = next;
+  }
+  if (main == n) return parse_sexpr(lanes[0]);
+  if (tail_separately && n - main >= 2) return parse_sexpr("(" + lanes[0] + " " + chain_text(leaves(main, n)) + ")");
+  std::vector<std::string> items{lanes[0]};
+  for (const auto& l : leaves(main, n)) items.push_back(l);
+  return parse_sexpr(chain_text(items));
+}
+
+TEST(Summary, OneStructureOneDescriptionAtEverySize) {
+  // OpenBLAS Haswell ddot (16 lanes, 32 per iteration), BLIS's and OpenBLAS's 32-lane sdot, an
+  // 8-accumulator Eigen-like dot: the lanes get the same words at every size, with the tail named.
+  for (const auto& [k, unroll] : {std::pair<std::size_t, std::size_t>{16, 32}, {32, 32}, {8, 8}}) {
+    for (const std::size_t n : std::vector<std::size_t>{4 * unroll, 1000, 1024, 4096 + 7, 33 * unroll + 1}) {
+      SCOPED_TRACE("k=" + std::to_string(k) + " n=" + std::to_string(n));
+      const std::string lanes = std::to_string(k) + " lanes strided, lanes combined pairwise";
+      const std::size_t tail = n % unroll;
+      const std::string expected =
+          tail == 0 ? lanes
+                    : lanes + (tail == 1 ? ", then the last summand added"
+                                         : ", then the last " + std::to_string(tail) + " summands added one by one");
+      EXPECT_EQ(describe(vector_kernel_tree(n, k, unroll)), expected);
+      if (tail >= 2) {
+        EXPECT_EQ(describe(vector_kernel_tree(n, k, unroll, true)),
+                  lanes + ", the last " + std::to_string(tail) + " summed sequentially on their own, then added");
+      }
+    }
+  }
+  // The sizes that are not multiples of the lane count spread over the lanes (NumPy-like).
+  for (std::size_t n : {1001u, 1003u, 1015u}) EXPECT_EQ(describe(strided_tree(n, 16, true)), "16 lanes strided, lanes combined pairwise");
+}
+
+TEST(Summary, BlocksWithATailAddedAfterThem) {
+  // A dgemv T kernel (blocks of 4 rows) with beta = 1: y is leaf m, added after the last rows; the
+  // same words as its siblings, whatever m.
+  for (std::size_t m : {64u, 1008u, 1009u, 1011u}) {
+    SCOPED_TRACE(m);
+    const std::size_t main = m / 4 * 4;
+    std::vector<std::string> items{chain_text(leaves(0, 4))};
+    for (std::size_t b = 4; b < main; b += 4) items.push_back(chain_text(leaves(b, b + 4)));
+    for (const auto& l : leaves(main, m + 1)) items.push_back(l);
+    const std::size_t tail = m + 1 - main;
+    // (one summand after the blocks is a last block of one: the same words)
+    EXPECT_EQ(describe(parse_sexpr(chain_text(items))),
+              "blocks of 4 summed sequentially, block sums added sequentially" +
+                  (tail == 1 ? std::string(", then the last summand added")
+                             : ", then the last " + std::to_string(tail) + " summands added one by one"));
+  }
 }
 
 TEST(Summary, FallsBackToAGenericDescription) {
