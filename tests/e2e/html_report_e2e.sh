@@ -118,7 +118,7 @@ c=gemm-float64-beta0-nn-m64n64k1001.golden
 "$FG" diff "$ROOT/golden/sandybridge-t1/blas-cpu/openblas-sandybridge/$c" \
   "$ROOT/golden/haswell-t1/blas-cpu/openblas-haswell/$c" --format dot >diff.dot 2>&1
 expect_status 1 $? "diff --format dot of Sandybridge and Haswell exits 1 (they differ)"
-expect_in "subgraph cluster_1" diff.dot "both trees side by side"
+expect_in "subgraph panel_1" diff.dot "both trees side by side"
 if command -v dot >/dev/null; then
   "$FG" diff "$ROOT/golden/sandybridge-t1/blas-cpu/openblas-sandybridge/$c" \
     "$ROOT/golden/haswell-t1/blas-cpu/openblas-haswell/$c" --format svg --output "$OUT/diff.svg" >out.txt 2>&1

@@ -79,14 +79,9 @@ pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.6em; font-size:
       white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 0.6em 0; }
 figcaption { color: #555; margin-bottom: 0.3em; }
-.picture { border: 1px solid #e3e3e3; background: #fff; }
-.picture svg { display: block; max-width: 100%; height: auto; }
-.picture.full { overflow-x: scroll; }
-.picture.full svg { max-width: none; }
+.picture { border: 1px solid #e3e3e3; background: #fff; overflow-x: auto; }
+.picture svg { display: block; max-width: none; height: auto; }
 )";
-
-// Pictures wider than this (about 1200 px) are also offered at full size.
-constexpr double kPageWidthPoints = 900;
 
 enum class Category { failed, skipped, passed };
 
@@ -121,29 +116,15 @@ std::string identities_html(const CaseResult& r) {
   return out + "</dl>";
 }
 
-// The width Graphviz gave the picture, in points (width="1234pt"); 0 when not found.
-double svg_width_points(const std::string& svg) {
-  const std::size_t at = svg.find(" width=\"");
-  if (at == std::string::npos) return 0;
-  try {
-    return std::stod(svg.substr(at + 8));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
-// `index`: the picture's number in the page, for unique SVG ids. The picture is scaled to the
-// page's width (both trees side by side stay visible, no scroll box); one wider than a page also
-// comes at full size, folded, for reading its labels.
+// `index`: the picture's number in the page, for unique SVG ids. The picture keeps Graphviz's size,
+// its labels as large as the text around them (12 pt = 16 px); one wider than the page scrolls in
+// its box: scaled to the page, a 16-leaf diff had 6-pixel labels.
 std::string picture_html(const CasePicture& picture, std::size_t index) {
   std::string out = "<figure><figcaption>" + escape(picture.caption) + "</figcaption>";
   const SvgResult svg = render_svg_from_dot(picture.dot);
   if (svg.ok) {
     const std::string prefix = "pic" + std::to_string(index) + "-";
     out += "<div class=\"picture\">" + inline_svg(svg.svg, prefix) + "</div>";
-    if (svg_width_points(svg.svg) > kPageWidthPoints)
-      out += "<details><summary>the picture at full size</summary><div class=\"picture full\">" +
-             inline_svg(svg.svg, prefix + "full-") + "</div></details>";
   } else {
     out += "<p class=\"meta\">No picture: " + escape(svg.error) +
            ". Its Graphviz DOT text:</p><pre>" + escape(picture.dot) + "</pre>";

@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::int64_t kNotFrontier = -1;
 
-std::size_t ceil_log2(std::size_t n) { return n <= 1 ? 0 : std::bit_width(n - 1); }
+std::size_t least_binary_depth(std::size_t n) { return n <= 1 ? 0 : std::bit_width(n - 1); }
 
 // The part of `tree` between `top` and a frontier of nodes that becomes the new tree's leaves:
 // node v with index_of[v] >= 0 is leaf index_of[v]. The empty tree when the frontier does not cut
@@ -60,7 +60,7 @@ std::string combination(const Tree& combined) {
   const std::size_t k = combined.leaf_count();
   if (combined == patterns::pairwise(k)) return "pairwise";
   if (combined == patterns::sequential(k)) return "sequentially";
-  if (combined.max_arity() == 2 && combined.depth() == ceil_log2(k)) return "pairwise";
+  if (combined.max_arity() == 2 && combined.depth() == least_binary_depth(k)) return "pairwise";
   return combined.max_arity() == 2 ? "in a binary tree of depth " + std::to_string(combined.depth()) : "";
 }
 
@@ -112,7 +112,7 @@ std::string binary_pattern(const Tree& tree, bool whole_blocks) {
     if (tree == patterns::sequential(n)) return "sequential";
     if (tree == patterns::reverse(n)) return "reverse sequential";
   }
-  if (tree.depth() == ceil_log2(n) && tree == patterns::pairwise(n)) return "pairwise";
+  if (tree.depth() == least_binary_depth(n) && tree == patterns::pairwise(n)) return "pairwise";
   std::string found = lanes(tree);
   if (found.empty()) found = blocks(tree, whole_blocks);
   return found;
