@@ -106,8 +106,8 @@ if command -v dot >/dev/null; then
   [ "$(grep -o 'id="[^"]*graph0"' dom.html | sort | uniq -d)" = "" ] && pass "no two inline pictures share an id" \
     || fail "inline pictures share ids: $(grep -o 'id="[^"]*graph0"' dom.html | sort | uniq -d | head -3)"
 fi
-# 1280 px wide, a laptop's width: the pictures are scaled to it (both trees of a diff in view) and
-# long lines wrap; the screenshot is kept for people to look at.
+# 1280 px wide, a laptop's width: the pictures keep their size (labels as large as the text), a
+# wide one scrolls in its box, long lines wrap; the screenshot is kept for people to look at.
 browser --screenshot="$OUT/report.png" --window-size=1280,4000 "file://$OUT/report.html" >/dev/null 2>&1
 size=$(stat -c %s "$OUT/report.png" 2>/dev/null || echo 0)
 [ "$size" -gt 20000 ] && pass "a screenshot of the report ($OUT/report.png, $size bytes)" \

@@ -176,7 +176,7 @@ std::string drawing_dot(const std::vector<DrawingPanel>& panels, std::string_vie
     const std::string top = "top_" + std::to_string(p);
     out += "  " + top + " [shape=plaintext, fontsize=12, label=" + title_quote(panel_heading(panels[p])) + "];\n";
     out += "  p" + std::to_string(p) + "_" + std::to_string(deepest_node(panels[p].drawing)) + " -> " + top +
-           " [style=invis, dir=none];\n";
+           " [style=invis, dir=none, weight=100];\n";  // heavy: the title stays above its own panel
     titles += " " + top + ";";
   }
   if (panels.size() > 1) {
