@@ -161,7 +161,7 @@ TEST(Summary, PatternBuildersMatchTheDefinitions) {
 // multiple of `unroll` summands with K lanes (lane r adds x[r], x[r+K], ...), the lane sums combined
 // in pairs, pairs of pairs, ... by the lane pairing `stride_order` gives (the vector registers are
 // added first, then the lanes within one register), then the tail added one by one.
-Tree vector_kernel_tree(std::size_t n, std::size_t k, std::size_t unroll, bool tail_separately = false) {
+std::string vector_kernel_text(std::size_t n, std::size_t k, std::size_t unroll, bool tail_separately = false) {
   const std::size_t main = n / unroll * unroll;
   std::vector<std::string> lanes;
   for (std::size_t r = 0; r < k; ++r) lanes.push_back(chain_text(leaves(r, main, k)));
@@ -172,11 +172,30 @@ Tree vector_kernel_tree(std::size_t n, std::size_t k, std::size_t unroll, bool t
     for (std::size_t r = 0; r < half; ++r) next.push_back("(" + lanes[r] + " " + lanes[r + half] + ")");
     lanes = next;
   }
-  if (main == n) return parse_sexpr(lanes[0]);
-  if (tail_separately && n - main >= 2) return parse_sexpr("(" + lanes[0] + " " + chain_text(leaves(main, n)) + ")");
+  if (main == n) return lanes[0];
+  if (tail_separately && n - main >= 2) return "(" + lanes[0] + " " + chain_text(leaves(main, n)) + ")";
   std::vector<std::string> items{lanes[0]};
   for (const auto& l : leaves(main, n)) items.push_back(l);
-  return parse_sexpr(chain_text(items));
+  return chain_text(items);
+}
+Tree vector_kernel_tree(std::size_t n, std::size_t k, std::size_t unroll, bool tail_separately = false) {
+  return parse_sexpr(vector_kernel_text(n, k, unroll, tail_separately));
+}
+
+// The S-expression with every leaf index moved by `offset`.
+std::string shifted(const std::string& text, std::size_t offset) {
+  std::string out, number;
+  for (const char c : text + " ") {
+    if (c >= '0' && c <= '9') {
+      number += c;
+      continue;
+    }
+    if (!number.empty()) out += std::to_string(std::stoul(number) + offset);
+    number.clear();
+    out += c;
+  }
+  out.pop_back();
+  return out;
 }
 
 TEST(Summary, OneStructureOneDescriptionAtEverySize) {
@@ -220,11 +239,72 @@ TEST(Summary, BlocksWithATailAddedAfterThem) {
   }
 }
 
+TEST(Summary, BlocksOfDifferentSizes) {
+  // OpenBLAS's GEMM over k = 1001: k-blocks of 256, 256, then the rest split in two, each summed
+  // sequentially by the micro-kernel and added to C; with beta = 1, C (leaf k) added last.
+  const std::vector<std::size_t> sizes{256, 256, 248, 241};
+  std::vector<std::string> blocks;
+  std::size_t first = 0;
+  for (const std::size_t size : sizes) {
+    blocks.push_back(chain_text(leaves(first, first + size)));
+    first += size;
+  }
+  EXPECT_EQ(describe(parse_sexpr(chain_text(blocks))),
+            "blocks of 256, 256, 248 and 241 summed sequentially, block sums added sequentially");
+  blocks.push_back(leaf(first));
+  EXPECT_EQ(describe(parse_sexpr(chain_text(blocks))),
+            "blocks of 256, 256, 248 and 241 summed sequentially, block sums added sequentially, then the last "
+            "summand added");
+}
+
+TEST(Summary, TheLastSummandJoiningTheFirstBlock) {
+  // GEMV and GEMM with beta = 1: y / C is the last leaf, and OpenBLAS adds it to the first block's
+  // sum; the rest reads as its beta = 0 sibling does.
+  for (const std::size_t block : {8u, 256u}) {
+    SCOPED_TRACE(block);
+    const std::size_t n = 4 * block;
+    std::vector<std::string> items{"(" + chain_text(leaves(0, block)) + " " + leaf(n) + ")"};
+    for (std::size_t b = block; b < n; b += block) items.push_back(chain_text(leaves(b, b + block)));
+    EXPECT_EQ(describe(parse_sexpr(chain_text(items))),
+              describe(blocked_tree(n, block)) + "; summand " + std::to_string(n) +
+                  " (the last) added to the sum of summands 0-" + std::to_string(block - 1));
+  }
+}
+
+TEST(Summary, OneVectorOfLanesAndATail) {
+  // sdot of 33 with 32 lanes: one summand per lane, the lanes combined in pairs (registers first),
+  // then x32 added: the words of its n = 1000 sibling's lanes.
+  // (OpenBLAS 0.3.21's Sandybridge sdot of 33, as revealed: golden/sandybridge-t1/blas-cpu)
+  EXPECT_EQ(describe(parse_sexpr("((((((0 4) (8 12)) ((16 20) (24 28))) (((1 5) (9 13)) ((17 21) (25 29)))) "
+                                 "((((2 6) (10 14)) ((18 22) (26 30))) (((3 7) (11 15)) ((19 23) (27 31))))) 32)")),
+            "32 lanes strided (one summand each), lanes combined pairwise, then the last summand added");
+  EXPECT_EQ(describe(parse_sexpr("(" + to_sexpr(patterns::pairwise(32)) + " 32)")), "pairwise, then the last summand added");
+}
+
+TEST(Summary, EqualPartsSplitBetweenThreads) {
+  // A dot split between 2 threads: each half a 16-lane kernel with its tail, the halves added.
+  for (const std::size_t half : {1000u, 8192u}) {
+    SCOPED_TRACE(half);
+    const std::string part = vector_kernel_text(half, 16, 32);
+    const std::string each = describe(parse_sexpr(part));
+    ASSERT_NE(each.find("16 lanes strided"), std::string::npos) << each;
+    EXPECT_EQ(describe(parse_sexpr("(" + part + " " + shifted(part, half) + ")")),
+              "2 parts of " + std::to_string(half) + " summands, each " + each + "; part sums added sequentially");
+  }
+  // Parts of different shapes are not "parts of the same pattern".
+  const Tree mixed = parse_sexpr("(" + vector_kernel_text(64, 16, 32) + " " + shifted(to_sexpr(patterns::pairwise(64)), 64) + ")");
+  EXPECT_EQ(describe(mixed), "binary tree, depth " + std::to_string(mixed.depth()));
+}
+
 TEST(Summary, FallsBackToAGenericDescription) {
   const Tree binary = random_binary_tree(500, std::uint64_t{3});
   EXPECT_EQ(describe(binary), "binary tree, depth " + std::to_string(binary.depth()));
-  // Close to patterns but none of them (blocks of 3 would end with ((3 4) 5)).
-  EXPECT_EQ(describe(parse_sexpr("((((0 1) 2) (3 4)) 5)")), "binary tree, depth 4");
+  // Close to patterns but none of them: a pairwise sum of 3 and one more summand (a block of one
+  // first is no block).
+  EXPECT_EQ(describe(parse_sexpr("((0 (1 2)) 3)")), "binary tree, depth 3");
+  // Blocks need not be of one size: this is blocks of 3 and 2, then a tail.
+  EXPECT_EQ(describe(parse_sexpr("((((0 1) 2) (3 4)) 5)")),
+            "blocks of 3 and 2 summed sequentially, block sums added sequentially, then the last summand added");
   const Tree multiway = random_multiway_tree(500, 6, std::uint64_t{4});
   ASSERT_GT(multiway.max_arity(), 2u);
   EXPECT_EQ(describe(multiway), "multiway tree: " + fused_widths(multiway.arity_histogram()) +
