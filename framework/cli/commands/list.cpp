@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <filesystem>
 #include <set>
 
+#include "../accept_command.hpp"
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
@@ -49,14 +51,17 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::cout << "add_test(" << bracket(name) << " " << bracket(executable) << " check";
     for (const auto& argument : selection_arguments(selection, true))
       std::cout << " " << bracket(argument);
+    // An opt-in case (long) runs only when named: its test names its labels.
+    const std::vector<std::string> opt_in_labels = opt_in_labels_of(*sc.c);
+    std::string opt_in;
+    for (const std::string& label : opt_in_labels) opt_in += " --label " + bracket(label);
     std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
-              << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << " --ctest"
+              << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << opt_in << " --ctest"
               << (strict ? " --strict" : "") << ")\n";
     // A case labelled long is opt-in: it does not carry the label reproducibility (ctest's -L is a
     // regular expression, so no label of it may contain the word), so `ctest -L reproducibility`
     // leaves it out and `ctest -L long` runs it.
-    const bool long_case = std::find(sc.c->labels.begin(), sc.c->labels.end(), "long") != sc.c->labels.end();
-    std::string labels = (long_case ? "" : "reproducibility;") + sc.suite->name + ";" + sc.c->backend_instance;
+    std::string labels = (opt_in_labels.empty() ? "reproducibility;" : "") + sc.suite->name + ";" + sc.c->backend_instance;
     for (const std::string& label : sc.c->labels) labels += ";" + label;
     // A case with a time budget stops itself and says so; CTest's own timeout only backs it up.
     std::string timeout;
@@ -69,6 +74,35 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(labels)
               << timeout << processors << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons)
               << environment << ")\n";
+  }
+}
+
+// A suite without a single golden (a new project's first ctest) would pass as "100% tests passed"
+// with every case skipped, the command that records them visible only under ctest -V. Instead the
+// discovery says so on ctest's own output, and one test per such suite,
+// reproducibility/<suite>/goldens-missing, fails and prints the command. It runs `cmake -E echo`:
+// the discovery script (FprevReproducibility.cmake) sets fprev_cmake_command to it.
+void print_missing_goldens(const Selection& selection, const std::string& executable) {
+  std::set<std::string> recorded;
+  for (const GoldenLocation& g : list_goldens(selection.golden_root).goldens) recorded.insert(g.suite);
+  std::set<std::string> said;
+  const AcceptCommand accept(executable, selection_arguments(selection, true));
+  for (const SelectedCase& sc : selection.cases) {
+    const std::string& suite = sc.suite->name;
+    if (recorded.contains(suite) || !said.insert(suite).second) continue;
+    const std::string record = AcceptCommand::for_whole_suite(accept.for_case(*sc.suite, *sc.c));
+    const std::string text = "fprev-golden: suite '" + suite + "' has no goldens in " +
+                             std::filesystem::absolute(selection.golden_root).lexically_normal().string() +
+                             ": its cases are skipped until you record them, with\n  " + record +
+                             "\n  (or cmake --build <build folder> --target fprev-update: every suite), then review "
+                             "them (git diff) and commit them";
+    const std::string name = "reproducibility/" + suite + "/goldens-missing";
+    std::cout << "message(" << bracket(text) << ")\n"
+              << "if(DEFINED fprev_cmake_command)\n"
+              << "  add_test(" << bracket(name) << " ${fprev_cmake_command} -E echo " << bracket(text) << ")\n"
+              << "  set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
+              << bracket("reproducibility;" + suite) << " FAIL_REGULAR_EXPRESSION " << bracket("has no goldens")
+              << ")\nendif()\n";
   }
 }
 
@@ -111,7 +145,10 @@ void print_text(const Selection& selection) {
 
 int run_list(const ListOptions& options) {
   const Selection selection = select_cases(options.selection);
-  if (options.cmake_tests) print_cmake_tests(selection, *options.cmake_tests, options.strict);
+  if (options.cmake_tests) {
+    print_cmake_tests(selection, *options.cmake_tests, options.strict);
+    print_missing_goldens(selection, *options.cmake_tests);
+  }
   else if (options.json) print_json(selection);
   else print_text(selection);
   return kExitOk;

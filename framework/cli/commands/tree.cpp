@@ -11,6 +11,7 @@
 #include "../tree_input.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/render.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "fprev/summary.hpp"
 
@@ -184,6 +185,14 @@ int run_diff(const DiffCommandOptions& options) {
   const bool same = same_orders(before, after) && (diff ? diff->comparable : true);
   const bool equal = same && same_bits && alignment.empty();
   const DiffLabels labels = diff_labels(old_input, new_input);
+  // What the change costs numerically, in the formats the results' fingerprints and case id imply.
+  const bool picture = format == "dot" || format == "svg";
+  const std::optional<ResultImpact> impact = equal || picture ? std::nullopt : result_impact(before, after);
+  const auto print_diff_impact = [&](std::ostream& text) {
+    if (!impact) return;
+    text << impact_line(*impact) << "\n";
+    for (const std::string& line : impact_detail_lines(*impact)) text << "  " << line << "\n";
+  };
   std::ostringstream out;
   if (format == "json") {
     Json document = json_document("diff");
@@ -193,6 +202,7 @@ int run_diff(const DiffCommandOptions& options) {
     document["change"] = same ? Json(nullptr) : Json(result_diff_summary(before, after));
     document["fingerprint_change"] = change ? fingerprint_change_to_json(*change) : Json(nullptr);
     document["alignment_change"] = alignment.empty() ? Json(nullptr) : Json(alignment);
+    document["impact"] = impact_to_json(impact);
     write_json(out, document);
   } else if (format == "dot" || format == "svg") {
     const auto dot = result_diff_dot(before, after, labels, options.picture.max_nodes);
@@ -214,10 +224,12 @@ int run_diff(const DiffCommandOptions& options) {
         << "\n";
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
     if (!alignment.empty()) out << alignment << "\n";
+    print_diff_impact(out);
   } else {
     out << render_result_diff(before, after, labels);
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
     if (!alignment.empty()) out << alignment << "\n";
+    print_diff_impact(out);
   }
   if (!write_output(out.str(), options.output, "diff")) return kExitFailure;
   return equal ? kExitOk : kExitFailure;

@@ -102,7 +102,7 @@ struct Identity {
 };
 
 // Why a backend instance cannot run here. Every kind is reported with its reason; the runner
-// decides what each means for the gate (docs: README "Never green when nothing was tested"):
+// decides what each means for the gate (docs/reviewing.md: how strict the gate is):
 //   not_installed        an optional library, toolkit or device is not on this machine (a skip,
 //                        unless the user named it explicitly: FPREV_<BACKEND>_<SETTING>, --library)
 //   host_cannot_run      this machine cannot execute what the settings ask for, e.g. a kernel

@@ -26,6 +26,8 @@
 //       max_seconds: 600          # optional: the time budget of each case (a number in (0, 86400]);
 //                                 # past it the case stops, reported as over budget
 //       labels: [long]            # optional: extra CTest labels of the cases' tests (plain names)
+//       call_sites: [<text>, ...] # optional: where an application makes this call (fprev-golden
+//                                 # trace writes them); printed when a case of the entry fails
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key
 // varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
@@ -77,6 +79,8 @@ inline constexpr std::uint64_t kMaxSuiteYamlNodes = 200000;  // values; an alias
 inline constexpr std::uint64_t kMaxSuiteCases = 10000;       // expanded cases of one file
 inline constexpr double kMaxCaseSeconds = 86400;  // the largest max_seconds a case may ask for
 inline constexpr std::size_t kMaxReportedSuiteErrors = 50;   // per file, then "N more errors"
+inline constexpr std::size_t kMaxCallSites = 16;        // call_sites of one case entry
+inline constexpr std::size_t kMaxCallSiteBytes = 1000;  // each
 
 // One problem found in a suite file. The position's line and column are 1-based; line 0 means the
 // whole file.
@@ -108,6 +112,9 @@ struct SuiteCase {
   std::optional<double> max_seconds;
   // Extra CTest labels of the case's test (key labels), e.g. long: left out of the default gate.
   std::vector<std::string> labels;
+  // Where an application makes this call (key call_sites: fprev-golden trace writes them),
+  // innermost frame first; reports print them when the case fails.
+  std::vector<std::string> call_sites;
 };
 
 struct Suite {

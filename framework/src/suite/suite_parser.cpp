@@ -535,7 +535,7 @@ class SuiteParser {
         const std::string& key = field.first.Scalar();
         if (key == "backends")
           instances = count_restriction(field.second);
-        else if (key != "id" && key != "labels" && field.second.IsSequence())
+        else if (key != "id" && key != "labels" && key != "call_sites" && field.second.IsSequence())
           combinations = saturating_multiply(combinations, field.second.size());
       }
       total = std::min(kCountCap, total + saturating_multiply(combinations, instances));
@@ -578,6 +578,8 @@ class SuiteParser {
         settings.max_seconds = parse_max_seconds(field);
       } else if (field.key == "labels") {
         settings.labels = parse_labels(field);
+      } else if (field.key == "call_sites") {
+        settings.call_sites = parse_call_sites(field);
       } else if (field.key == "backends") {
         restricted = true;
         targets = parse_restriction(field);
@@ -694,6 +696,7 @@ class SuiteParser {
   struct CaseSettings {
     std::optional<double> max_seconds;
     std::vector<std::string> labels;
+    std::vector<std::string> call_sites;
   };
 
   // max_seconds: a time budget in seconds, a number above 0 and at most a day.
@@ -731,6 +734,27 @@ class SuiteParser {
     return labels;
   }
 
+  // call_sites: where an application makes the entry's call (fprev-golden trace writes them);
+  // free text, printed when a case of the entry fails.
+  std::vector<std::string> parse_call_sites(const Field& field) {
+    std::vector<std::string> sites;
+    const auto values = read_param_values(field, "leave 'call_sites' out instead");
+    if (!values) return sites;
+    if (values->size() > kMaxCallSites)
+      diags_.error(field.value_pos, "'call_sites' lists " + std::to_string(values->size()) +
+                                        " call sites, more than the " + std::to_string(kMaxCallSites) +
+                                        " a case entry may have");
+    for (const Value& value : *values) {
+      if (value.text.empty() || value.text.size() > kMaxCallSiteBytes) {
+        diags_.error(value.pos, "a call site must be text of 1 to " + std::to_string(kMaxCallSiteBytes) +
+                                    " bytes, got " + std::to_string(value.text.size()));
+        continue;
+      }
+      if (sites.size() < kMaxCallSites) sites.push_back(value.text);
+    }
+    return sites;
+  }
+
   struct EntryShape {
     std::vector<ParamField> params;  // copied: values are canonicalised per backend
     std::optional<std::string> id_template;
@@ -750,7 +774,7 @@ class SuiteParser {
       const ParamSpec* spec = find_spec(specs, param.key);
       if (spec == nullptr) {
         auto allowed = spec_names(specs);
-        allowed.insert(allowed.end(), {"backends", "id", "labels", "max_seconds"});
+        allowed.insert(allowed.end(), {"backends", "call_sites", "id", "labels", "max_seconds"});
         diags_.error(param.key_pos, "unknown case parameter " + quote(param.key) + " for " +
                                         context + "; allowed values: " + join_values(allowed));
         continue;
@@ -836,7 +860,7 @@ class SuiteParser {
     }
     for (const auto* instance : group)
       add_case(*instance, {id, instance->name, resolved, diags_.file(), entry.pos.line, entry.pos.column,
-                           entry.settings.max_seconds, entry.settings.labels});
+                           entry.settings.max_seconds, entry.settings.labels, entry.settings.call_sites});
   }
 
   void add_case(const DeclaredInstance& instance, SuiteCase expanded) {
