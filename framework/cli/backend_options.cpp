@@ -35,7 +35,9 @@ std::string describe(const ParamSpec& spec) {
     add("integer " + range);
   }
   if (spec.required) add("required");
-  else if (!spec.default_value.empty()) add("default " + spec.default_value);
+  // (unless the help says it already, in its own words: "default python3 on PATH")
+  else if (!spec.default_value.empty() && spec.help.find("default") == std::string::npos)
+    add("default " + spec.default_value);
   return text;
 }
 

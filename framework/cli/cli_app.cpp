@@ -23,7 +23,7 @@ constexpr const char* kPendingGroup = "Pending results";
 
 // The exit statuses, at the end of every help screen (each sub-command's too).
 constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a target misbehaves (also a crash, exit or hang
-  of its worker), a golden cannot be read or written, or check compared nothing (unless --allow-nothing);
+  of its worker), a golden cannot be read or written, or check compared (update recorded) nothing (unless --allow-nothing);
   2 usage or configuration error; 3 internal error or out of memory; 77 (check --ctest only) the case was skipped)";
 
 constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
@@ -320,8 +320,8 @@ CLI::App* add_check(CLI::App& app, GateOptions& o) {
       ->group(kOutputGroup);
   c->add_flag("--force", o.force, "--unreferenced=delete even when CI is set")->group(kOutputGroup);
   c->add_flag("--allow-nothing", o.allow_nothing,
-              "exit 0 although nothing was compared (0 passed, 0 failed: every case skipped); without it "
-              "such a check fails, so that a gate is never green when it tested nothing")
+              "exit 0 although nothing was compared or recorded (0 passed, 0 failed: every case skipped); "
+              "without it such a check or update fails, so that a gate is never green when it tested nothing")
       ->group(kOutputGroup);
   c->footer(
       "the revealed result of every case that needs accepting is kept for review as <case>.golden.new\n"

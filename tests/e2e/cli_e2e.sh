@@ -120,6 +120,9 @@ for option in --order --n --lanes --block --width --seed strided_pairwise; do
 done
 run 0 "reveal --backend tcsim --help" -- "$FG" reveal --backend tcsim --help
 expect_in "--arch" out.txt "the tcsim backend's help lists its settings"
+run 0 "reveal --backend python --help" -- "$FG" reveal --backend python --help
+expect_in "default python3 on PATH" out.txt "the python backend's help names its default interpreter"
+expect_not_in "default python3 on PATH; default python3" out.txt "once: a help that says its default is not given it twice"
 
 # --- rejected command lines: exit 2, naming what is wrong ---------------------------------------------
 run 2 "an unknown command" -- "$FG" frobnicate

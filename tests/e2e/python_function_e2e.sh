@@ -58,6 +58,14 @@ sed -i 's/for v in x:  # left to right/for v in x[::-1]:  # right to left/' suit
 expect_status 1 $? "check fails once the loop runs right to left"
 expect_in "sum-float32-n8" reversed.txt "the failing case is named"
 expect_in "(0 (1 (2 (3 (4 (5 (6 7)))))))" reversed.txt "the diff shows the new, reversed order"
+# The function's identity carries a digest of its source: the golden's and the new one differ, so
+# the reviewer sees that their code changed (not numpy underneath it).
+expect_in "library-version: source " "$golden8" "the golden records the source's digest as the function's version"
+expect_in "extra.function_file: mysums.py" "$golden8" "the function's file relative to the project"
+expect_not_in "$work" "$golden8" "no absolute path of this machine in the golden"
+digests=$(grep -o "mysums:total source [0-9a-f]*" reversed.txt | sort -u | wc -l)
+[ "$digests" = 2 ] && pass "the failure names two source digests, the golden's and the edited code's" \
+  || fail "the failure names $digests source digests: $(grep -o 'mysums:total source [0-9a-f]*' reversed.txt | sort -u)"
 
 cat > suites/mysums.py <<'PY'
 import math
@@ -176,4 +184,45 @@ if ! "$PY" -c "import jax" 2>/dev/null; then
   expect_in "pip install jax" jax.txt "a missing library is a skip that says what to install"
   expect_in "skipped" jax.txt "reported as skipped"
 fi
+# Two Pythons: a pyenv or a bare virtualenv first on PATH without numpy, a python3 with numpy after
+# it (Debian's). The first python3 on PATH that has numpy runs and the golden says which; with
+# none that has it, update records nothing and exits 1 saying why. The interpreters are injected:
+# fake python3 scripts on a temporary PATH, the system one left out (FPREV_PYTHON_SYSTEM_INTERPRETER).
+mkdir -p two/nonumpy/hide/numpy two/withnumpy two/suites
+echo 'raise ModuleNotFoundError("No module named numpy", name="numpy")' >two/nonumpy/hide/numpy/__init__.py
+printf '#!/bin/sh\nPYTHONPATH=%s exec %s "$@"\n' "$work/two/nonumpy/hide" "$PY" >two/nonumpy/python3
+printf '#!/bin/sh\nexec %s "$@"\n' "$PY" >two/withnumpy/python3
+chmod +x two/nonumpy/python3 two/withnumpy/python3
+cat > two/suites/two.yaml <<'YAML'
+suite: two
+description: numpy's own sum with the default interpreter
+backends:
+  - name: numpy
+    use: python
+    library: numpy
+cases:
+  - op: sum
+    dtype: float32
+    n: 8
+YAML
+(cd two && PATH="$work/two/nonumpy:$work/two/withnumpy:$PATH" FPREV_PYTHON_SYSTEM_INTERPRETER= \
+  "$FG" update --suites suites --golden golden) >two-update.txt 2>&1
+expect_status 0 $? "update with python3 first on PATH lacking numpy"
+expect_in "1 created" two-update.txt "the python3 after it on PATH, which has numpy, recorded the case"
+# numpy's own sum is keyed by nothing of the host (no BLAS decides its order)
+two_golden=two/golden/any/two/numpy/sum-float32-n8.golden
+expect_in "extra.interpreter_chosen: withnumpy/python3: the interpreters before it on PATH lack numpy" "$two_golden" \
+  "the golden says which interpreter ran and why, as a path relative to the project"
+expect_not_in "$work" "$two_golden" "no absolute path of this machine in the golden"
+(cd two && rm -rf golden && PATH="$work/two/nonumpy" FPREV_PYTHON_SYSTEM_INTERPRETER= \
+  "$FG" update --suites suites --golden golden) >two-nothing.txt 2>&1
+expect_status 1 $? "an update that recorded nothing fails"
+expect_in "nothing was recorded (0 passed, 0 failed, 1 skipped)" two-nothing.txt "it says nothing was recorded"
+expect_in "two/nonumpy/python3: numpy (the worker's buffers) is not installed" two-nothing.txt "and why, naming the interpreter"
+# A function given as a file is refused at its suite line, with the module form to write.
+sed -i 's/    library: numpy/    library: numpy\n    function: mysums.py:total/' two/suites/two.yaml
+(cd two && "$FG" list --suites suites) >two-file.txt 2>&1
+expect_status 2 $? "a function given as a file path is a configuration error"
+expect_in "two.yaml:7:" two-file.txt "named at its line"
+expect_in "mysums:total" two-file.txt "with the module form to write"
 finish python-function

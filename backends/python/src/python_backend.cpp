@@ -7,6 +7,7 @@
 // thread counts), and reports what is in effect, which the gate then confirms.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -33,16 +34,19 @@ std::string detail(const Identity& identity, const std::string& name) {
   return it == identity.details.end() ? "" : it->second;
 }
 
-// `name` as posix_spawnp finds it: a path as it is, a bare name on PATH.
-bool findable(const std::string& name) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0;
+// Every executable `name` on PATH, in PATH's order (a path: itself, if executable).
+std::vector<std::string> on_path(const std::string& name) {
+  if (name.find('/') != std::string::npos)
+    return ::access(name.c_str(), X_OK) == 0 ? std::vector<std::string>{name} : std::vector<std::string>{};
   const char* path = std::getenv("PATH");
   std::string_view rest = path != nullptr ? path : "/usr/bin:/bin";
+  std::vector<std::string> found;
   while (true) {
     const std::size_t colon = rest.find(':');
     const std::string folder(rest.substr(0, colon));
-    if (::access(((folder.empty() ? "." : folder) + "/" + name).c_str(), X_OK) == 0) return true;
-    if (colon == std::string_view::npos) return false;
+    const std::string candidate = (folder.empty() ? "." : folder) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) found.push_back(candidate);
+    if (colon == std::string_view::npos) return found;
     rest.remove_prefix(colon + 1);
   }
 }
@@ -66,6 +70,30 @@ std::optional<std::string> pythonpath_without_working_directory() {
   }
   if (!dropped) return std::nullopt;
   return kept;
+}
+
+// `name` as posix_spawnp finds it: a path as it is, a bare name on PATH.
+bool findable(const std::string& name) { return !on_path(name).empty(); }
+
+// The interpreters tried, in turn, when the suite names none: python3 first on PATH, every other
+// python3 on PATH, then the distribution's (FPREV_PYTHON_SYSTEM_INTERPRETER, default
+// /usr/bin/python3; empty: none), each file once. So a pyenv or a bare virtualenv first on PATH
+// that lacks the library does not hide Debian's python3-numpy; the identity says which one ran.
+std::vector<std::string> default_interpreters(const std::string& name) {
+  std::vector<std::string> candidates = on_path(name);
+  const char* system = std::getenv("FPREV_PYTHON_SYSTEM_INTERPRETER");
+  const std::string last = system != nullptr ? system : "/usr/bin/python3";
+  if (!last.empty() && ::access(last.c_str(), X_OK) == 0) candidates.push_back(last);
+  std::vector<std::string> distinct;
+  std::vector<std::filesystem::path> files;
+  for (const std::string& candidate : candidates) {
+    std::error_code error;
+    const std::filesystem::path file = std::filesystem::canonical(candidate, error);
+    if (!error && std::find(files.begin(), files.end(), file) != files.end()) continue;
+    files.push_back(file);
+    distinct.push_back(candidate);
+  }
+  return distinct;
 }
 
 std::string worker_script() {
@@ -96,9 +124,38 @@ std::string blas_family_key(const Identity& identity) {
   return "unknown";
 }
 
-// What decides the order, measured (backends/python/README.md): torch's ATen capability (its own
-// reductions), the BLAS kernel family (dot, gemv, gemm of both libraries) and the threads. NumPy's
-// own sum depends on none of them, but an instance serves every op, and its dot follows the BLAS.
+// The key of what an instance's BLAS calls depend on: the BLAS kernel family and the threads.
+std::string blas_key(const Settings& s, const Identity& identity) {
+  return blas_family_key(identity) + "-t" + std::to_string(s.threads);
+}
+
+// The key of torch's own reductions: the ATen capability and the threads (measured: not the BLAS).
+std::string aten_key(const Settings& s, const Identity& identity) {
+  return lower(detail(identity, "capability")) + "-t" + std::to_string(s.threads);
+}
+
+// What decides the order of one case, measured (backends/python/README.md), and nothing else:
+//   numpy's own sum   "any": NumPy's pairwise summation (blocks of 128 with 8 accumulators), the
+//                     same code whatever the CPU and the BLAS (numpy's SIMD dispatch is recorded
+//                     in the identity, numpy_cpu_dispatch, so a failure on another CPU shows it)
+//   torch's own sum   the ATen capability and the threads
+//   dot, gemv, gemm   the BLAS kernel family and the threads (numpy and torch call the BLAS)
+//   your function     "any", unless the instance pins what it depends on: capability: (torch's
+//                     kernels) and blas_kernel: (the BLAS it calls) join the key, with the threads
+//   a GPU, JAX        the instance's key
+std::string case_key(const Settings& s, const Identity& identity, const std::string& op) {
+  if (s.device == "cuda" || s.library == "jax" || s.library == "cupy") return "";
+  if (!s.function.empty()) {
+    std::string key;
+    if (!s.capability.empty()) key = lower(detail(identity, "capability"));
+    if (!s.blas_kernel.empty()) key += (key.empty() ? "" : "-") + blas_family_key(identity);
+    return key.empty() ? "any" : key + "-t" + std::to_string(s.threads);
+  }
+  if (op != "sum") return blas_key(s, identity);
+  return s.library == "torch" ? aten_key(s, identity) : "any";
+}
+
+// The instance's own key (a GPU, JAX, and what `env` shows): the BLAS its cases call.
 std::string platform_key(const Settings& s, const Identity& identity) {
   if (s.device == "cuda") {
     std::string device = lower(detail(identity, "cuda_device"));
@@ -109,19 +166,21 @@ std::string platform_key(const Settings& s, const Identity& identity) {
     if (s.library == "jax" && detail(identity, "xla_deterministic_ops") == "true") key += "-xla_deterministic";
     return key;
   }
-  std::string key;
-  if (s.library == "torch") key = lower(detail(identity, "capability")) + "-";
-  return key + blas_family_key(identity) + "-t" + std::to_string(s.threads);
+  return blas_key(s, identity);
 }
 
 // The worker's instance, with the identity the gate completes (platform key, confirmations) and the
 // case parameters the gate declares.
 class PythonInstance final : public BackendInstance {
  public:
-  PythonInstance(std::unique_ptr<BackendInstance> inner, Identity identity)
-      : inner_(std::move(inner)), identity_(std::move(identity)) {}
+  PythonInstance(std::unique_ptr<BackendInstance> inner, Identity identity, Settings settings)
+      : inner_(std::move(inner)), identity_(std::move(identity)), settings_(std::move(settings)) {}
 
   Identity identity() const override { return identity_; }
+  std::string case_platform_key(const Params& params) const override {
+    const auto op = params.find("op");
+    return case_key(settings_, identity_, op == params.end() ? "" : op->second);
+  }
   std::vector<ParamSpec> case_params() const override { return case_param_specs(); }
   void validate_case(const Params& params) const override {
     check_case(params);
@@ -138,6 +197,7 @@ class PythonInstance final : public BackendInstance {
  private:
   std::unique_ptr<BackendInstance> inner_;
   Identity identity_;
+  Settings settings_;
 };
 
 class PythonBackend final : public Backend {
@@ -167,7 +227,9 @@ class PythonBackend final : public Backend {
       std::vector<std::string> needs(missing.begin(), missing.end());
       require_features(needs, cpu, "OpenBLAS's " + std::string(family->name) + " kernels (blas_kernel)");
     }
-    if (!s.python_named && !findable(s.python))
+    const std::vector<std::string> interpreters = s.python_named ? std::vector<std::string>{s.python}
+                                                                 : default_interpreters(s.python);
+    if (interpreters.empty())
       throw BackendUnavailable("no python3 on PATH: install Python 3 with numpy (Debian: python3-numpy), or name "
                                "the interpreter with python: /path/to/python",
                                Unavailability::not_installed);
@@ -177,7 +239,7 @@ class PythonBackend final : public Backend {
                                Unavailability::unusable);
 
     WorkerCommand command;
-    command.argv = {s.python, "-B", script};
+    command.argv = {"", "-B", script};
     const std::string threads = std::to_string(s.threads);
     command.environment = {{"OMP_NUM_THREADS", threads}, {"OPENBLAS_NUM_THREADS", threads},
                            {"MKL_NUM_THREADS", threads}, {"PYTHONDONTWRITEBYTECODE", "1"}};
@@ -188,21 +250,38 @@ class PythonBackend final : public Backend {
 
     Params settings = resolve_params(instance_param_specs(), params, "python backend");
     std::unique_ptr<BackendInstance> inner;
-    try {
-      inner = open_instance_in_worker(command, settings, "python backend, " + s.python);
-    } catch (const BackendUnavailable& e) {
-      // An interpreter named explicitly that cannot be started is a failure; python3 on PATH that
-      // vanished in between is the same "not installed" as above.
-      if (!s.python_named && e.reason() == Unavailability::unusable && !findable(s.python))
-        throw BackendUnavailable(e.what(), Unavailability::not_installed);
-      throw;
+    std::string lacking;  // the interpreters tried that lack the library, and why
+    for (const std::string& interpreter : interpreters) {
+      command.argv[0] = interpreter;
+      try {
+        inner = open_instance_in_worker(command, settings, "python backend, " + interpreter);
+        break;
+      } catch (const BackendUnavailable& e) {
+        // An interpreter named explicitly that cannot be started is a failure; python3 on PATH
+        // that vanished in between is the same "not installed" as above. A library that is not
+        // installed for this interpreter: the next one may have it.
+        const bool missing = e.reason() == Unavailability::not_installed ||
+                             (!s.python_named && e.reason() == Unavailability::unusable && !findable(interpreter));
+        if (s.python_named || !missing) throw;
+        lacking += (lacking.empty() ? "" : "; ") + interpreter + ": " + e.what();
+      }
     }
+    if (!inner)
+      throw BackendUnavailable(lacking + (interpreters.size() > 1 ? " (tried " + std::to_string(interpreters.size()) +
+                                                                        " interpreters: python3 on PATH, then " +
+                                                                        interpreters.back() + ")"
+                                                                  : std::string()) +
+                                   "; or name an interpreter that has it with python: in the suite or "
+                                   "FPREV_PYTHON_PYTHON=/path/to/python",
+                               Unavailability::not_installed);
     Identity identity = inner->identity();
     confirm(s, family, identity);
     identity.platform_key = platform_key(s, identity);
     identity.details["cpu_model"] = cpu.model;
     identity.details["isa"] = cpu.widest_vector_isa();
-    return std::make_unique<PythonInstance>(std::move(inner), std::move(identity));
+    if (!lacking.empty())
+      identity.details["interpreter_chosen"] = command.argv[0] + ": the interpreters before it on PATH lack " + s.library;
+    return std::make_unique<PythonInstance>(std::move(inner), std::move(identity), s);
   }
 
   std::vector<std::pair<std::string, std::string>> host_facts() const override {

@@ -1,6 +1,8 @@
 #include "fprev/python/python_case.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 #include "fprev/blas/kernel_family.hpp"
 #include "fprev/cost_estimate.hpp"
@@ -23,7 +25,43 @@ std::string text(const Params& params, const std::string& name) {
   return it == params.end() ? "" : it->second;
 }
 
+bool is_identifier(std::string_view part) {
+  if (part.empty() || std::isdigit(static_cast<unsigned char>(part.front())) != 0) return false;
+  return std::all_of(part.begin(), part.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
+// Dotted Python names: "pkg.mod", "Class.method".
+bool is_dotted_name(std::string_view text) {
+  while (true) {
+    const std::size_t dot = text.find('.');
+    if (!is_identifier(text.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    text.remove_prefix(dot + 1);
+  }
+}
+
 }  // namespace
+
+std::string function_spec_problem(const std::string& spec) {
+  const std::string allowed =
+      "give package.module:callable, e.g. mysums:total for def total(x) in mysums.py, imported from the "
+      "folder fprev-golden runs in or from PYTHONPATH";
+  const std::size_t colon = spec.find(':');
+  const std::string module = spec.substr(0, colon);
+  if (module.find('/') != std::string::npos || (module.size() > 3 && module.ends_with(".py"))) {
+    std::string stem = module.substr(module.rfind('/') == std::string::npos ? 0 : module.rfind('/') + 1);
+    if (stem.ends_with(".py")) stem.resize(stem.size() - 3);
+    return "'" + spec + "' is a file path, not a module; " + allowed +
+           (is_identifier(stem) ? " (here: " + stem + ":" + (colon == std::string::npos ? "CALLABLE" : spec.substr(colon + 1)) +
+                                      ", from the folder that holds the file)"
+                                : "");
+  }
+  if (colon == std::string::npos || spec.find(':', colon + 1) != std::string::npos || !is_dotted_name(module) ||
+      !is_dotted_name(std::string_view(spec).substr(colon + 1)))
+    return "'" + spec + "' is not package.module:callable; " + allowed;
+  return "";
+}
 
 std::vector<ParamSpec> case_param_specs() {
   // 2^31 - 1: what the BLAS the libraries call indexes; far beyond a revealable case anyway.
@@ -90,7 +128,8 @@ std::vector<ParamSpec> instance_param_specs() {
           .defaults_to("numpy"),
       string_param("function",
                    "package.module:callable: your own function with the op's signature (f(x), f(x, y), f(A, x), "
-                   "f(A, B)) called with the library's arrays, instead of the library's op"),
+                   "f(A, B)) called with the library's arrays, instead of the library's op")
+          .checked_by(function_spec_problem),
       path_param("module_dir",
                  "the folder function:'s module is imported from, ahead of PYTHONPATH and the interpreter's own "
                  "paths (never the working directory); in a suite relative to the suite file, by default the "
@@ -113,7 +152,9 @@ Settings parse_settings(const Params& given) {
   const Params resolved = resolve_params(instance_param_specs(), given, "python backend");
   Settings s;
   s.python = param_str(resolved, "python");
-  s.python_named = given.count("python") != 0;
+  // The default, python3 on PATH, is never "named": the gate resolves every setting's default
+  // before opening, and python3 spelled out means the same search.
+  s.python_named = s.python != "python3";
   s.library = param_str(resolved, "library");
   s.function = text(resolved, "function");
   s.capability = text(resolved, "capability");
@@ -121,9 +162,6 @@ Settings parse_settings(const Params& given) {
   s.threads = static_cast<int>(param_int(resolved, "threads"));
   s.device = param_str(resolved, "device");
   if (s.python.empty()) throw ConfigError("python", "python: the interpreter is empty");
-  if (!s.function.empty() && (s.function.find(':') == std::string::npos || s.function.front() == ':' ||
-                              s.function.back() == ':'))
-    throw ConfigError("function", "function '" + s.function + "' is not package.module:callable (e.g. mysums:pairwise)");
   if (!s.capability.empty() && s.library != "torch")
     throw ConfigError("capability", "capability applies to library torch only (ATEN_CPU_CAPABILITY), not " + s.library);
   if (s.device == "cuda" && s.library == "numpy")

@@ -59,8 +59,33 @@ TEST(PythonSettings, CheckedAgainstEachOther) {
   EXPECT_EQ(parameter({{"function", "mysums:total"}}), "accepted");
   EXPECT_EQ(parameter({{"library", "tensorflow"}}), "library");
   EXPECT_FALSE(parse_settings({}).python_named);
+  // resolved with its default, as the gate opens every instance: still python3 on PATH, searched
+  EXPECT_FALSE(parse_settings({{"python", "python3"}}).python_named);
   EXPECT_EQ(parse_settings({}).python, "python3");
   EXPECT_TRUE(parse_settings({{"python", "/usr/bin/python3"}}).python_named);
+}
+
+// A function given as a file is refused where it is written (suite line, command line), with the
+// module form to write instead.
+TEST(PythonSettings, FunctionGivenAsAFileSaysWhatToWrite) {
+  EXPECT_EQ(function_spec_problem("mysums:total"), "");
+  EXPECT_EQ(function_spec_problem("pkg.sub.mod:Class.method"), "");
+  const std::string file = function_spec_problem("mysums.py:total");
+  EXPECT_NE(file.find("is a file path"), std::string::npos) << file;
+  EXPECT_NE(file.find("mysums:total"), std::string::npos) << file;
+  const std::string path = function_spec_problem("./lib/mysums.py");
+  EXPECT_NE(path.find("is a file path"), std::string::npos) << path;
+  EXPECT_NE(path.find("mysums:CALLABLE"), std::string::npos) << path;
+  for (const char* bad : {"mysums", "mysums:", ":total", "my-sums:total", "a:b:c", "mysums:1st"})
+    EXPECT_NE(function_spec_problem(bad), "") << bad;
+  // The same rule through the parameter's declaration, as suites and the command line apply it.
+  try {
+    resolve_params(instance_param_specs(), {{"function", "mysums.py:total"}}, "backend 'python'");
+    ADD_FAILURE() << "a file path was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.parameter(), "function");
+    EXPECT_NE(std::string(e.what()).find("mysums:total"), std::string::npos) << e.what();
+  }
 }
 
 // A host described by a cpuinfo file (FPREV_BLAS_CPUINFO, limited to this CPU's features): the

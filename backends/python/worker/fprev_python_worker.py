@@ -316,13 +316,47 @@ class Library:
             name = properties.get("name", b"")
             details["cuda_device"] = name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
             details["cuda_capability"] = "%s.%s" % (properties.get("major", "?"), properties.get("minor", "?"))
+        baseline, dispatch = numpy_simd(np)
+        if baseline:
+            # NumPy's own SIMD loops (its sum): what this numpy was built for and dispatches to here
+            details["numpy_cpu_baseline"] = baseline
+            details["numpy_cpu_dispatch"] = dispatch
         if self.function is not None:
             details["function"] = settings.get("function", "")
             details["function_file"] = getattr(sys.modules.get(self.function.__module__), "__file__", "") or ""
             library = settings.get("function", "")
-            version = ""
+            # The identity line a failure prints changes when the user's code does: a digest of the
+            # function's module (its helpers too), so a reviewer sees that *their* code changed.
+            version = "source " + source_digest(self.function, details["function_file"])
         return {"library": library, "version": version, "configuration": configuration,
                 "platform_key": "", "details": details}
+
+
+def numpy_simd(np):
+    """NumPy's CPU features: the baseline it was built for, and the dispatch targets this CPU runs."""
+    core = getattr(np, "_core", None) or getattr(np, "core", None)
+    umath = getattr(core, "_multiarray_umath", None)
+    if umath is None or not hasattr(umath, "__cpu_baseline__"):
+        return "", ""
+    features = getattr(umath, "__cpu_features__", {})
+    dispatch = [name for name in getattr(umath, "__cpu_dispatch__", []) if features.get(name)]
+    return " ".join(umath.__cpu_baseline__), " ".join(dispatch) or "none"
+
+
+def source_digest(function, file):
+    """The first 16 hex digits of the SHA-256 of the function's module file (else of its source)."""
+    import hashlib
+    data = b""
+    try:
+        with open(file, "rb") as source:
+            data = source.read()
+    except (OSError, TypeError):
+        try:
+            import inspect
+            data = inspect.getsource(function).encode("utf-8")
+        except (OSError, TypeError):
+            return "unknown"
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def torch_capability(torch, configuration):

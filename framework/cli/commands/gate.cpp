@@ -152,8 +152,28 @@ SkipPolicy skip_policy(const GateOptions& options, bool update) {
 // A check that compared nothing (0 passed, 0 failed) tested nothing: every case was skipped (no
 // goldens for this platform, e.g. after FPREV_BLAS_THREADS moved every key; backends that cannot
 // run here). It fails unless --allow-nothing; --ctest reports its one case's skip to CTest (77).
-bool compared_nothing(const GateOptions& options, bool update, const CaseCounts& counts) {
-  return !update && !options.ctest && !options.allow_nothing && counts.passed == 0 && counts.failed == 0;
+// An update that recorded nothing (every case skipped: a library missing for the interpreter, a
+// kernel this CPU cannot run) fails the same way: its user expects goldens and would otherwise
+// find none at the next check.
+bool compared_nothing(const GateOptions& options, const CaseCounts& counts) {
+  return !options.ctest && !options.allow_nothing && counts.passed == 0 && counts.failed == 0;
+}
+
+// Why the skips happened: the distinct reasons, most frequent first (at most three).
+std::string skip_reasons(const std::vector<CaseResult>& results) {
+  std::vector<std::pair<std::string, std::size_t>> reasons;
+  for (const CaseResult& r : results) {
+    if (r.status == CaseStatus::passed || r.message.empty()) continue;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& reason) { return reason.first == r.message; });
+    if (it == reasons.end()) reasons.emplace_back(r.message, 1);
+    else ++it->second;
+  }
+  std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string text;
+  for (std::size_t k = 0; k < reasons.size() && k < 3; ++k)
+    text += "\n  " + std::to_string(reasons[k].second) + (reasons[k].second == 1 ? " case: " : " cases: ") + reasons[k].first;
+  if (reasons.size() > 3) text += "\n  and " + std::to_string(reasons.size() - 3) + " other reasons";
+  return text;
 }
 
 int run_gate(const GateOptions& options, bool update) {
@@ -244,7 +264,13 @@ int run_gate(const GateOptions& options, bool update) {
 
   if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;
-  if (compared_nothing(options, update, counts)) {
+  if (update && compared_nothing(options, counts)) {
+    std::cerr << "fprev-golden update: error: nothing was recorded (0 passed, 0 failed, " << counts.skipped
+              << " skipped): every selected case was skipped, why:" << skip_reasons(results)
+              << "\nFix that (or select what this host can run) and run update again, or pass --allow-nothing\n";
+    return kExitFailure;
+  }
+  if (compared_nothing(options, counts)) {
     std::cerr << "fprev-golden check: error: nothing was compared (0 passed, 0 failed, " << counts.skipped
               << " skipped): no selected case has a golden it could check here. Record goldens for this "
                  "platform with update, select what this host can run, or pass --allow-nothing\n";

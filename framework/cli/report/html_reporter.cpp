@@ -93,15 +93,9 @@ pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.6em; font-size:
       white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 0.6em 0; }
 figcaption { color: #555; margin-bottom: 0.3em; }
-.picture { border: 1px solid #e3e3e3; background: #fff; }
-.picture svg { display: block; max-width: 100%; height: auto; }
-.picture img { display: block; max-width: 100%; height: auto; }
-details.zoom[open] + .picture { overflow-x: scroll; }
-details.zoom[open] + .picture svg { max-width: none; }
+.picture { border: 1px solid #e3e3e3; background: #fff; overflow-x: auto; }
+.picture svg, .picture img { display: block; max-width: none; height: auto; }
 )";
-
-// Pictures wider than this (about 1200 px) can also be opened at full size.
-constexpr double kPageWidthPoints = 900;
 
 // What the page embeds (144 failing GEMMs made a 13.9 MB page): the first 20 pictures, at most
 // 4 MiB of SVG; the others are files beside the page.
@@ -160,16 +154,6 @@ std::string identities_html(const CaseResult& r) {
   return out + "</dl>";
 }
 
-// The width Graphviz gave the picture, in points (width="1234pt"); 0 when not found.
-double svg_width_points(const std::string& svg) {
-  const std::size_t at = svg.find(" width=\"");
-  if (at == std::string::npos) return 0;
-  try {
-    return std::stod(svg.substr(at + 8));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
 
 class HtmlReporter final : public Reporter {
  public:
@@ -230,10 +214,10 @@ class HtmlReporter final : public Reporter {
   }
 
  private:
-  // One picture: embedded while the page's budget lasts, scaled to the page's width (both trees of
-  // a diff in view, no scroll box), a wide one openable at full size (the same SVG: a <details>
-  // before it switches its scaling off); past the budget a file beside the page, linked and loaded
-  // lazily, or (no folder) not drawn.
+  // One picture: embedded while the page's budget lasts, past it a file beside the page, linked and
+  // loaded lazily, or (no folder) not drawn. Shown at Graphviz's size, its labels as large as the
+  // text around them (12 pt = 16 px); one wider than the page scrolls in its box (scaled to the
+  // page, a 16-leaf diff had 6-pixel labels).
   std::string picture_html(const CasePicture& picture) {
     const std::size_t index = pictures_++;
     std::string out = "<figure><figcaption>" + escape(picture.caption) + "</figcaption>";
@@ -249,8 +233,6 @@ class HtmlReporter final : public Reporter {
       const std::string inlined = inline_svg(svg.svg, "pic" + std::to_string(index) + "-");
       ++embedded_;
       embedded_bytes_ += inlined.size();
-      if (svg_width_points(svg.svg) > kPageWidthPoints)
-        out += "<details class=\"zoom\"><summary>the picture at full size</summary></details>";
       return out + "<div class=\"picture\">" + inlined + "</div></figure>";
     }
     const std::string name = "picture-" + std::to_string(index) + ".svg";

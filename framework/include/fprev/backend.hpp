@@ -44,6 +44,10 @@ struct ParamSpec {
   std::int64_t min_value = 0;        // for integers
   std::int64_t max_value = INT64_MAX;
   std::string help;
+  // Further rules of a string's form (a module path, a file name): the message saying what is
+  // wrong and what is allowed, "" when the value is fine. Applied wherever the value is given (a
+  // suite, the command line, the environment), so a bad one is reported with its file and line.
+  std::string (*check)(const std::string& value) = nullptr;
 
   ParamSpec require() && {
     required = true;
@@ -53,23 +57,27 @@ struct ParamSpec {
     default_value = std::move(value);
     return std::move(*this);
   }
+  ParamSpec checked_by(std::string (*rule)(const std::string& value)) && {
+    check = rule;
+    return std::move(*this);
+  }
 };
 
 inline ParamSpec choice_param(std::string name, std::vector<std::string> choices, std::string help) {
-  return {std::move(name), ParamType::choice, std::move(choices), false, "", 0, INT64_MAX, std::move(help)};
+  return {std::move(name), ParamType::choice, std::move(choices), false, "", 0, INT64_MAX, std::move(help), nullptr};
 }
 inline ParamSpec integer_param(std::string name, std::int64_t min_value, std::int64_t max_value,
                                std::string help) {
-  return {std::move(name), ParamType::integer, {}, false, "", min_value, max_value, std::move(help)};
+  return {std::move(name), ParamType::integer, {}, false, "", min_value, max_value, std::move(help), nullptr};
 }
 inline ParamSpec string_param(std::string name, std::string help) {
-  return {std::move(name), ParamType::string, {}, false, "", 0, INT64_MAX, std::move(help)};
+  return {std::move(name), ParamType::string, {}, false, "", 0, INT64_MAX, std::move(help), nullptr};
 }
 inline ParamSpec path_param(std::string name, std::string help) {
   return {std::move(name), ParamType::path, {}, false, "", 0, INT64_MAX, std::move(help)};
 }
 inline ParamSpec boolean_param(std::string name, std::string help) {
-  return {std::move(name), ParamType::boolean, {}, false, "", 0, INT64_MAX, std::move(help)};
+  return {std::move(name), ParamType::boolean, {}, false, "", 0, INT64_MAX, std::move(help), nullptr};
 }
 
 // Raised for a bad parameter; the CLI and suite loader add the file/line/column.
@@ -159,6 +167,10 @@ class BackendInstance {
   // lacks). Throws ConfigError. Default: nothing to check (Backend::validate_case has run).
   virtual void validate_case(const Params& /*case_params*/) const {}
   virtual std::unique_ptr<Target> make_target(const Params& case_params) const = 0;
+  // The platform key of one case, when the instance's ops depend on different parts of the
+  // environment (the python backend: numpy's own sum on none of it, A @ B on the BLAS kernels):
+  // only what decides that case's order. "" (the default): the instance's identity().platform_key.
+  virtual std::string case_platform_key(const Params& /*case_params*/) const { return ""; }
   // How many targets of a case may evaluate at the same time, each on its own thread with its own
   // buffers (probe streams, RevealOptions::streams), at the case's own settings. 1, the default:
   // only one, because the library keeps process-global state that concurrent calls would race on

@@ -286,6 +286,13 @@ GoldenListing list_goldens(const std::filesystem::path& root);
 // The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_timestamp_now();  // or $SOURCE_DATE_EPOCH's time when set (reproducible recordings)
 
+// `text` (a library file, an interpreter, a list of them) with the paths of this machine made
+// machine-independent, as a golden records them: under the folder the gate runs in (the project:
+// its modules, its own libraries) relative to it, under the home folder "~/...". Paths elsewhere
+// (/usr/lib/..., /usr/bin/python3) stay as they are; they are the same on every machine of a
+// distribution.
+std::string machine_independent_paths(std::string text);
+
 // "OpenBLAS 0.3.21 (DYNAMIC_ARCH Haswell)" from the library fields.
 std::string golden_identity(const GoldenMetadata& meta);
 

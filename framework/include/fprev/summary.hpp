@@ -1,7 +1,10 @@
 // A summary of a summation tree for people: size, depth, arity histogram and a one-line
 // description of the accumulation pattern ("sequential", "8 lanes strided, lanes combined
-// pairwise", "fused groups of 17", ...). Patterns are recognised by building the candidate tree of
-// each plausible pattern and comparing it with the tree, so a description is never a guess.
+// pairwise", "16 lanes strided, lanes combined pairwise, then the last 8 summands added one by
+// one", "fused groups of 17", ...; docs/summaries.md). Patterns are recognised by building the
+// candidate tree of each plausible pattern and comparing it with the tree, or by taking the tree
+// apart exactly (lanes, the tree above them, a tail), so a description is never a guess, and one
+// structure gets the same words at every size.
 #pragma once
 
 #include <cstddef>

@@ -54,6 +54,10 @@ void check_value(const ParamSpec& spec, const std::string& value, std::string_vi
         throw ConfigError(spec.name, where + " must be true or false, got '" + value + "'");
       break;
     case ParamType::string:
+      if (spec.check != nullptr) {
+        const std::string problem = spec.check(value);
+        if (!problem.empty()) throw ConfigError(spec.name, where + ": " + problem);
+      }
       break;
     case ParamType::path:
       if (names_relative_path(value) && value != spec.default_value)

@@ -292,7 +292,9 @@ bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& r
   OpenInstance& instance = open(suite, c.backend_instance);
   if (!instance.instance) return false;
   result.identity = instance.identity;
-  result.platform_key = instance.identity.platform_key;
+  const std::string case_key = instance.instance->case_platform_key(c.params);
+  if (!case_key.empty()) result.identity.platform_key = case_key;
+  result.platform_key = result.identity.platform_key;
   result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
                                    result.platform_key, c.id);
   return true;
@@ -566,7 +568,10 @@ std::optional<Golden> golden_of(const CaseResult& result, const std::string& too
   golden.meta.library_configuration = bounded(result.identity.configuration);
   golden.meta.tool_version = tool_version;
   golden.meta.created = utc_timestamp_now();
-  for (const auto& [key, value] : result.identity.details) golden.meta.extra[key] = bounded(value);
+  // Paths of this machine (a project's module, a virtualenv under the home folder) as any machine
+  // can read them: relative to the project, "~/..." (machine_independent_paths).
+  for (const auto& [key, value] : result.identity.details)
+    golden.meta.extra[key] = bounded(machine_independent_paths(value));
   golden.meta.extra["target"] = bounded(result.target_description);
   if (finding) {
     golden.finding = record_finding(*result.diagnostic);

@@ -80,14 +80,13 @@ std::string node_attributes(const DrawnNode& node) {
   return out + extra;
 }
 
+// A panel is a plain subgraph, not a cluster: Graphviz does not keep the order of flat edges
+// inside a cluster, and the summands must stay in index order (a cluster drew a strided tree's
+// 33 leaves as x30 x14 x12 x28 ...). Its title is a node of its own (panel_heading).
 void append_panel(std::string& out, const DrawingPanel& panel, std::size_t p) {
   const std::string prefix = "p" + std::to_string(p) + "_";
   const Drawing& drawing = panel.drawing;
-  out += "  subgraph cluster_" + std::to_string(p) + " {\n";
-  std::string label = panel.title;
-  if (!drawing.note.empty()) label += (label.empty() ? "" : "\n") + drawing.note;
-  // labelloc=b: the top, in a graph drawn bottom to top (rankdir=BT).
-  out += "    label=" + title_quote(label) + "; labelloc=b; labeljust=l; color=\"#bbbbbb\";\n";
+  out += "  subgraph panel_" + std::to_string(p) + " {\n";
   for (std::size_t i = 0; i < drawing.nodes.size(); ++i)
     out += "    " + prefix + std::to_string(i) + " [" + node_attributes(drawing.nodes[i]) + "];\n";
   // Written from the sum to its operand, drawn backwards: Graphviz keeps the operands of a node
@@ -97,7 +96,7 @@ void append_panel(std::string& out, const DrawingPanel& panel, std::size_t p) {
     if (edge.count > 1) out += " [label=\"×" + std::to_string(edge.count) + "\"]";
     out += ";\n";
   }
-  if (drawing.complete) {  // every summand on one row, in index order
+  if (drawing.complete) {  // every summand on one row, in index order: a chain of invisible flat edges
     out += "    { rank=same;";
     for (std::size_t i = 0; i < drawing.tree_leaves; ++i) out += " " + prefix + std::to_string(i) + ";";
     out += " }\n";
@@ -105,6 +104,13 @@ void append_panel(std::string& out, const DrawingPanel& panel, std::size_t p) {
       out += "    " + prefix + std::to_string(i - 1) + " -> " + prefix + std::to_string(i) + " [style=invis];\n";
   }
   out += "  }\n";
+}
+
+// The panel's title and note, for its title node.
+std::string panel_heading(const DrawingPanel& panel) {
+  std::string label = panel.title;
+  if (!panel.drawing.note.empty()) label += (label.empty() ? "" : "\n") + panel.drawing.note;
+  return label;
 }
 
 // The drawn node farthest from the root (in additions): the top of the panel, drawn bottom to top.
@@ -152,28 +158,32 @@ std::string render_text(const Tree& tree) {
 
 std::string drawing_dot(const std::vector<DrawingPanel>& panels, std::string_view title) {
   std::string out = "digraph summation_trees {\n";
-  // newrank: the rank=same of the panels' tops (below) spans their clusters.
+  // newrank: rank=same spans subgraphs (the titles of the panels, below).
   out += "  graph [rankdir=BT, newrank=true, ordering=out, nodesep=0.25, ranksep=0.3, fontname=\"Helvetica\", "
          "fontsize=12";
   if (!title.empty()) out += ", label=" + title_quote(title) + ", labelloc=t, labeljust=l";
   out += "];\n";
-  out += "  node [fontname=\"Helvetica\", fontsize=11, margin=\"0.08,0.03\"];\n";
-  out += "  edge [dir=back, arrowsize=0.6, color=\"#555555\", fontname=\"Helvetica\", fontsize=10];\n";
+  // 12 pt: 16 px shown at Graphviz's size, as large as the text around a picture in a page.
+  out += "  node [fontname=\"Helvetica\", fontsize=12, margin=\"0.08,0.03\"];\n";
+  out += "  edge [dir=back, arrowsize=0.6, color=\"#555555\", fontname=\"Helvetica\", fontsize=12];\n";
   for (std::size_t p = 0; p < panels.size(); ++p) append_panel(out, panels[p], p);
-  // Panels of different depths start at the same height (none sits below a blank area): above
-  // each panel's deepest node an invisible anchor, the anchors on one rank. The shorter panel
-  // moves up as a whole to shorten its anchor's edge; nothing inside a panel moves.
+  // Each panel's title above its deepest node, the titles on one rank, left to right in panel
+  // order: panels of different depths start at the same height (none sits below a blank area) and
+  // stand in order. The shorter panel moves up as a whole to shorten its title's edge.
+  std::string titles;
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    if (panels[p].drawing.nodes.empty()) continue;
+    const std::string top = "top_" + std::to_string(p);
+    out += "  " + top + " [shape=plaintext, fontsize=12, label=" + title_quote(panel_heading(panels[p])) + "];\n";
+    out += "  p" + std::to_string(p) + "_" + std::to_string(deepest_node(panels[p].drawing)) + " -> " + top +
+           " [style=invis, dir=none, weight=100];\n";  // heavy: the title stays above its own panel
+    titles += " " + top + ";";
+  }
   if (panels.size() > 1) {
-    std::string anchors;
-    for (std::size_t p = 0; p < panels.size(); ++p) {
-      if (panels[p].drawing.nodes.empty()) continue;
-      const std::string anchor = "top_" + std::to_string(p);
-      out += "  " + anchor + " [style=invis, shape=point, width=0, height=0, label=\"\"];\n";
-      out += "  p" + std::to_string(p) + "_" + std::to_string(deepest_node(panels[p].drawing)) + " -> " + anchor +
-             " [style=invis, dir=none];\n";
-      anchors += " " + anchor + ";";
-    }
-    out += "  { rank=same;" + anchors + " }\n";
+    out += "  { rank=same;" + titles + " }\n";
+    for (std::size_t p = 1; p < panels.size(); ++p)
+      if (!panels[p - 1].drawing.nodes.empty() && !panels[p].drawing.nodes.empty())
+        out += "  top_" + std::to_string(p - 1) + " -> top_" + std::to_string(p) + " [style=invis];\n";
   }
   out += "}\n";
   return out;

@@ -1,8 +1,9 @@
 #include "fprev/summary.hpp"
 
-#include <bit>
 #include <stdexcept>
 #include <vector>
+
+#include "pattern_recognition.hpp"
 
 namespace fprev {
 namespace patterns {
@@ -126,58 +127,6 @@ Tree fused_groups(std::size_t n, std::size_t width) {
 
 }  // namespace patterns
 
-namespace {
-
-std::size_t ceil_log2(std::size_t n) { return n <= 1 ? 0 : std::bit_width(n - 1); }
-
-// The recognised pattern's description, or "" when none fits. Each candidate is built only when a
-// cheap structural fact makes it possible, and the parameters (lanes, block, width) are read off
-// the tree near leaf 0, so only a few candidates are ever built.
-std::string recognise(const Tree& tree) {
-  const std::size_t n = tree.leaf_count();
-  if (n == 1) return "single summand";
-  const bool binary = tree.max_arity() == 2;
-  const NodeId first_parent = tree.parent(0);
-  const auto first_children = tree.children(first_parent);
-
-  if (binary) {
-    if (tree.depth() == n - 1) {
-      if (tree == patterns::sequential(n)) return "sequential";
-      if (tree == patterns::reverse(n)) return "reverse sequential";
-    }
-    if (tree.depth() == ceil_log2(n) && tree == patterns::pairwise(n)) return "pairwise";
-    // Strided: leaf 0's partner is leaf K, the next summand of lane 0.
-    const NodeId partner = first_children[1];
-    if (tree.is_leaf(partner) && partner >= 2) {
-      const std::size_t lanes = partner;
-      if (tree == patterns::strided(n, lanes, patterns::LaneCombine::pairwise))
-        return std::to_string(lanes) + " lanes strided, lanes combined pairwise";
-      if (tree == patterns::strided(n, lanes, patterns::LaneCombine::sequential))
-        return std::to_string(lanes) + " lanes strided, lanes combined sequentially";
-    }
-    // Blocked: the chain from leaf 0 adds single leaves until block 0 is complete; the first
-    // ancestor whose second child is a subtree adds block 1 to it.
-    NodeId node = first_parent;
-    while (node != tree.root() && tree.is_leaf(tree.children(node)[1])) node = tree.parent(node);
-    if (!tree.is_leaf(tree.children(node)[1])) {
-      const std::size_t block = tree.leaves_under(tree.children(node)[0]);
-      if (block >= 2 && tree == patterns::blocked(n, block))
-        return "blocks of " + std::to_string(block) + " summed sequentially, block sums added "
-                                                      "sequentially";
-    }
-    return "";
-  }
-  if (tree.inner_count() == 1) return "one fused sum of " + std::to_string(n) + " summands";
-  // Fused groups: the node above leaf 0 fuses the first group of leaves 0..w-1.
-  const std::size_t width = first_children.size();
-  if (width > 2 && tree.is_leaf(first_children.back()) &&
-      tree == patterns::fused_groups(n, width))
-    return "fused groups of " + std::to_string(width);
-  return "";
-}
-
-}  // namespace
-
 TreeSummary summarize(const Tree& tree) {
   TreeSummary summary;
   summary.leaves = tree.leaf_count();
@@ -189,7 +138,7 @@ TreeSummary summarize(const Tree& tree) {
   summary.depth = tree.depth();
   summary.arity = tree.arity_histogram();
   summary.max_arity = tree.max_arity();
-  summary.description = recognise(tree);
+  summary.description = detail::recognise_pattern(tree);
   summary.recognized = !summary.description.empty();
   if (!summary.recognized) {
     summary.description = summary.max_arity <= 2

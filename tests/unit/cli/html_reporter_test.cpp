@@ -127,14 +127,22 @@ TEST(HtmlReport, InlinePicturesHaveIdsOfTheirOwn) {
   EXPECT_NE(b.find("id=\"pic1-graph0\""), std::string::npos) << b;
 }
 
-// Long lines wrap and pictures scale to the page: no horizontal scroll box hides half of a diff
-// (a wide picture is offered at full size besides, folded).
-TEST(HtmlReport, NothingHidesInAHorizontalScrollBox) {
+// Long lines wrap; pictures are shown at Graphviz's size, labels as large as the text around
+// them, never scaled down to the page (a 16-leaf diff had 6-pixel labels): a wide one scrolls.
+TEST(HtmlReport, PicturesAreShownAtAReadableSize) {
   const std::string page = report(false);
-  EXPECT_EQ(page.find("overflow-x: auto"), std::string::npos);
-  EXPECT_EQ(page.find("overflow: auto"), std::string::npos);
   EXPECT_NE(page.find("white-space: pre-wrap"), std::string::npos);
-  EXPECT_NE(page.find(".picture svg { display: block; max-width: 100%; height: auto; }"), std::string::npos);
+  EXPECT_EQ(page.find("max-width: 100%"), std::string::npos) << "a picture shrunk to the page";
+  EXPECT_NE(page.find(".picture svg, .picture img { display: block; max-width: none; height: auto; }"), std::string::npos);
+  EXPECT_NE(page.find(".picture { border: 1px solid #e3e3e3; background: #fff; overflow-x: auto; }"),
+            std::string::npos);
+  if (!find_program("dot")) GTEST_SKIP() << "Graphviz 'dot' is not installed";
+  const std::string changed = section(page, "case-1");
+  ASSERT_NE(changed.find("<svg"), std::string::npos);
+  // Every label 12 pt, 16 px, the size of the page's text (the browser's 16 px default).
+  EXPECT_NE(changed.find("font-size=\"12.00\""), std::string::npos);
+  for (const char* smaller : {"font-size=\"11.00\"", "font-size=\"10.00\"", "font-size=\"8.00\""})
+    EXPECT_EQ(changed.find(smaller), std::string::npos) << smaller;
 }
 
 TEST(HtmlReport, SkipsSayWhyAndStrictModeFailsThem) {

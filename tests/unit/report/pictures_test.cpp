@@ -113,7 +113,7 @@ TEST(Pictures, ADiffOfTwoKernelFamiliesMarksExactlyWhatDiffers) {
     EXPECT_EQ(marked_total, differing);
   }
   const std::string dot = render_diff_dot(sandybridge.tree(), haswell.tree(), labels);
-  EXPECT_EQ(occurrences(dot, "subgraph cluster_"), 2u);
+  EXPECT_EQ(occurrences(dot, "subgraph panel_"), 2u);
   EXPECT_NE(dot.find("label=\"sandybridge\\l"), std::string::npos) << dot;
   EXPECT_NE(dot.find("label=\"haswell\\l"), std::string::npos) << dot;
   if (!find_program("dot")) return;

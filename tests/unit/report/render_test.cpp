@@ -64,8 +64,9 @@ TEST(Render, DotHasOneEdgePerOperandAndIsDeterministic) {
     for (std::size_t at = dot.find(needle); at != std::string::npos; at = dot.find(needle, at + 1)) ++count;
     return count;
   };
-  // One edge per operand, and invisible ones keeping the summands in order on their row.
-  EXPECT_EQ(occurrences(" -> "), tree.node_count() - 1 + tree.leaf_count() - 1);
+  // One edge per operand, invisible ones keeping the summands in order on their row, and the one
+  // that puts the title above the picture.
+  EXPECT_EQ(occurrences(" -> "), tree.node_count() - 1 + tree.leaf_count() - 1 + 1);
   EXPECT_EQ(occurrences("[style=invis]"), tree.leaf_count() - 1);
   EXPECT_EQ(render_dot(parse_sexpr(to_sexpr(tree))), dot);
 }
@@ -143,15 +144,11 @@ std::vector<std::string> summands_left_to_right(const std::string& svg, int p) {
   return labels;
 }
 
-// The top edge (smallest y) of cluster `p`'s frame in the SVG.
-double cluster_top(const std::string& svg, int p) {
-  const std::size_t at = svg.find("<title>cluster_" + std::to_string(p) + "</title>");
-  const std::size_t points = svg.find("points=\"", at) + 8;
-  const std::string list = svg.substr(points, svg.find('"', points) - points);
-  double top = 1e300;
-  for (std::size_t comma = list.find(','); comma != std::string::npos; comma = list.find(',', comma + 1))
-    top = std::min(top, std::stod(list.substr(comma + 1)));
-  return top;
+// The y of panel `p`'s title (its first line) in the SVG.
+double title_top(const std::string& svg, int p) {
+  const std::size_t at = svg.find("<title>top_" + std::to_string(p) + "</title>");
+  const std::size_t y = svg.find(" y=\"", svg.find("<text", at));
+  return std::stod(svg.substr(y + 4));
 }
 
 TEST(Render, DiffPicturesKeepSummandsInOrderAndPanelsTopAligned) {
@@ -170,7 +167,28 @@ TEST(Render, DiffPicturesKeepSummandsInOrderAndPanelsTopAligned) {
   EXPECT_EQ(summands_left_to_right(svg.svg, 0), in_order);
   EXPECT_EQ(summands_left_to_right(svg.svg, 1), in_order);  // the sequential tree's too
   // Depth 4 beside depth 14: both frames start at the same height, no blank area above one.
-  EXPECT_NEAR(cluster_top(svg.svg, 0), cluster_top(svg.svg, 1), 1.0);
+  EXPECT_NEAR(title_top(svg.svg, 0), title_top(svg.svg, 1), 1.0);
+}
+
+// 33 summands in 4 strided lanes beside a sequential sum: the trees cannot both be drawn without
+// crossings with their summands in index order, and the summands stay in order all the same.
+TEST(Render, DiffPicturesKeepStridedSummandsInOrder) {
+  const Tree strided = patterns::strided(33, 4, patterns::LaneCombine::pairwise), sequential = left_deep_tree(33);
+  DiffLabels labels;
+  labels.old_name = "old";
+  labels.new_name = "new";
+  const std::string dot = render_diff_dot(strided, sequential, labels, kDefaultDrawnNodes);
+  if (!find_program("dot")) GTEST_SKIP() << "Graphviz 'dot' is not installed";
+  const SvgResult svg = render_svg_from_dot(dot);
+  ASSERT_TRUE(svg.ok) << svg.error;
+  std::vector<std::string> in_order;
+  for (int i = 0; i < 33; ++i) in_order.push_back("x" + std::to_string(i));
+  EXPECT_EQ(summands_left_to_right(svg.svg, 0), in_order);
+  EXPECT_EQ(summands_left_to_right(svg.svg, 1), in_order);
+  // and the panels in their order: old left of new
+  const std::size_t old_title = svg.svg.find("<title>top_0</title>"), new_title = svg.svg.find("<title>top_1</title>");
+  const auto x_of = [&](std::size_t at) { return std::stod(svg.svg.substr(svg.svg.find(" x=\"", svg.svg.find("<text", at)) + 4)); };
+  EXPECT_LT(x_of(old_title), x_of(new_title));
 }
 
 }  // namespace

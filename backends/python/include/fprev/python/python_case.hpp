@@ -18,10 +18,14 @@ void check_case(const Params& resolved);
 
 std::vector<ParamSpec> instance_param_specs();
 
+// What is wrong with a `function:` value ("" when it is package.module:callable): a file path
+// (mysums.py:total, ./mysums.py) gets the module form to write instead.
+std::string function_spec_problem(const std::string& spec);
+
 // The settings of one instance, resolved and checked against each other.
 struct Settings {
   std::string python;       // the interpreter
-  bool python_named = false;  // named by the user: unusable is a failure, never a skip
+  bool python_named = false;  // not the default python3: unusable is a failure, never a skip
   std::string library;      // numpy, torch, jax, cupy
   std::string function;     // package.module:callable, or empty
   std::string capability;   // torch: default, avx2, avx512; empty: ATen's own choice
