@@ -130,7 +130,18 @@ Json alignment_stats_to_json(const AlignmentStats& stats) {
   json["proofs_failed"] = stats.proofs_failed;
   json["reveals"] = stats.reveals;
   json["probes"] = stats.probes;
+  json["target_calls"] = stats.target_calls;
   json["seconds"] = stats.seconds;
+  return json;
+}
+
+Json target_calls_to_json(const TargetCalls& calls) {
+  Json json = Json::object();
+  json["reveal"] = calls.reveal;
+  json["verification"] = calls.verification;
+  json["placement_proof"] = calls.placement_proof;
+  json["fingerprint"] = calls.fingerprint;
+  json["total"] = calls.total();
   return json;
 }
 
@@ -213,6 +224,7 @@ Json stats_to_json(const RevealStats& stats) {
   Json json = Json::object();
   json["probes"] = stats.probes;
   json["target_calls"] = stats.target_calls;
+  json["verification_calls"] = stats.verification_calls;
   json["random_inputs"] = stats.value_inputs;
   json["target_seconds"] = stats.target_seconds;
   json["total_seconds"] = stats.total_seconds;
