@@ -141,6 +141,7 @@ Json target_calls_to_json(const TargetCalls& calls) {
   json["verification"] = calls.verification;
   json["placement_proof"] = calls.placement_proof;
   json["fingerprint"] = calls.fingerprint;
+  json["other"] = calls.other;
   json["total"] = calls.total();
   return json;
 }
@@ -345,6 +346,12 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["alignment"] = alignment_to_json(r.alignment);
   json["alignment_differs"] = r.alignment_differs;
   json["alignment_stats"] = r.alignment ? alignment_stats_to_json(r.alignment_stats) : Json(nullptr);
+  json["target_calls"] =
+      r.revealed || r.diagnostic
+          ? target_calls_to_json(count_target_calls(r.stats, r.alignment ? &r.alignment_stats : nullptr,
+                                                    r.fingerprints.empty() ? nullptr : &r.fingerprint_stats,
+                                                    r.other_target_calls))
+          : Json(nullptr);
   json["pending_file"] = text_or_null(r.pending_path.string());
   json["pending_error"] = text_or_null(r.pending_error);
   return json;

@@ -18,14 +18,18 @@ struct TargetCalls {
   std::size_t verification = 0;     // the reveal's checks of the found tree (RevealStats::verification_calls)
   std::size_t placement_proof = 0;  // the alignment check: proofs and reveals at other offsets
   std::size_t fingerprint = 0;      // the arithmetic fingerprint's fixed sets and fact experiments
-  std::size_t total() const { return reveal + verification + placement_proof + fingerprint; }
+  // The gate's calls besides: its cost estimate's timing calls, and a confirmation of the golden
+  // that failed before the reveal ran (CaseResult::other_target_calls). 0 for `reveal`.
+  std::size_t other = 0;
+  std::size_t total() const { return reveal + verification + placement_proof + fingerprint + other; }
 };
 
 // The parts from the stats of each; a part that did not run (nullptr) counts 0.
 TargetCalls count_target_calls(const RevealStats& reveal, const AlignmentStats* alignment,
-                               const FingerprintStats* fingerprint);
+                               const FingerprintStats* fingerprint, std::size_t other = 0);
 
-// "39 (reveal 12, verification 7, placement proof 0, fingerprint 20)": the text reports' line.
+// "39 (reveal 12, verification 7, placement proof 0, fingerprint 20)": the text reports' line
+// (", other N" added when there are other calls).
 std::string describe_target_calls(const TargetCalls& calls);
 
 }  // namespace fprev
