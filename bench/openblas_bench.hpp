@@ -34,19 +34,37 @@ inline const fprev::BackendInstance* openblas(bool forced = false) {
   return forced ? forced_own.get() : own.get();
 }
 
-// Reveals the OpenBLAS case once per iteration; returns the last result (nullopt when OpenBLAS is
-// missing: the benchmark is then marked as an error) and labels the state with the target.
-inline std::optional<fprev::RevealResult> reveal_openblas(benchmark::State& state,
-                                                          const fprev::Params& case_params,
-                                                          bool forced = false) {
+// A case of the OpenBLAS instance: its resolved parameters and a target. nullopt when OpenBLAS is
+// missing: the benchmark is then marked as an error.
+struct OpenblasCase {
+  const fprev::BackendInstance* instance = nullptr;
+  fprev::Params params;
+  std::unique_ptr<fprev::Target> target;
+};
+
+inline std::optional<OpenblasCase> open_openblas_case(benchmark::State& state, const fprev::Params& case_params,
+                                                      bool forced = false) {
   const fprev::BackendInstance* instance = openblas(forced);
   if (instance == nullptr) {
     state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
     return std::nullopt;
   }
-  const fprev::Params resolved =
-      fprev::resolve_params(instance->case_params(), case_params, "benchmark");
-  const std::unique_ptr<fprev::Target> target = instance->make_target(resolved);
+  OpenblasCase opened;
+  opened.instance = instance;
+  opened.params = fprev::resolve_params(instance->case_params(), case_params, "benchmark");
+  opened.target = instance->make_target(opened.params);
+  return opened;
+}
+
+// Reveals the OpenBLAS case once per iteration; returns the last result (nullopt when OpenBLAS is
+// missing: the benchmark is then marked as an error) and labels the state with the target.
+inline std::optional<fprev::RevealResult> reveal_openblas(benchmark::State& state,
+                                                          const fprev::Params& case_params,
+                                                          bool forced = false) {
+  const std::optional<OpenblasCase> opened = open_openblas_case(state, case_params, forced);
+  if (!opened) return std::nullopt;
+  const fprev::BackendInstance* instance = opened->instance;
+  const std::unique_ptr<fprev::Target>& target = opened->target;
   std::optional<fprev::RevealResult> result;
   for (auto _ : state) {
     result = fprev::reveal(*target);

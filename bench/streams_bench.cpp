@@ -20,13 +20,11 @@ namespace {
 
 void reveal_with_streams(benchmark::State& state, const fprev::Params& case_params, std::size_t streams,
                          double paper_seconds, bool guesses = true) {
-  const fprev::BackendInstance* instance = fprev_bench::openblas();
-  if (instance == nullptr) {
-    state.SkipWithError("OpenBLAS is not available (blas backend not built or library missing)");
-    return;
-  }
-  const fprev::Params resolved = fprev::resolve_params(instance->case_params(), case_params, "benchmark");
-  const std::unique_ptr<fprev::Target> target = instance->make_target(resolved);
+  const std::optional<fprev_bench::OpenblasCase> opened = fprev_bench::open_openblas_case(state, case_params);
+  if (!opened) return;
+  const fprev::BackendInstance* instance = opened->instance;
+  const fprev::Params& resolved = opened->params;
+  const std::unique_ptr<fprev::Target>& target = opened->target;
   fprev::RevealOptions options;
   options.guess_siblings = guesses;
   fprev::use_probe_streams(options, streams, *instance, resolved);

@@ -17,6 +17,7 @@
 #include "fprev/order_map.hpp"
 #include "fprev/sexpr.hpp"
 #include "fprev/summary.hpp"
+#include "fprev/target_calls.hpp"
 #include "fprev/worker.hpp"
 
 namespace fprev::cli {
@@ -61,8 +62,8 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
     out << "guesses:       " << s.guesses_proven << " sub-problems guessed from a sibling's shape and proven"
         << (s.guesses_failed > 0 ? ", " + std::to_string(s.guesses_failed) + " revealed after a failed proof" : "")
         << "\n";
-  out << "target calls:  " << s.target_calls << " (" << s.value_inputs
-      << " random inputs for the determinism check and verification)\n";
+  out << "target calls:  " << s.target_calls << " (" << s.verification_calls << " of them verifying the found order; "
+      << s.value_inputs << " random inputs for the determinism check and verification)\n";
   out << std::fixed << std::setprecision(6);
   out << "time:          " << s.target_seconds << " s inside the target of " << s.total_seconds
       << " s (" << std::setprecision(1)
@@ -109,7 +110,7 @@ void print_alignment_text(std::ostream& out, const AlignmentResult& alignment, c
   out << "alignment:     " << alignment.summary();
   if (alignment.checked())
     out << "; " << stats.proofs << " proofs (" << stats.proofs_failed << " failed), " << stats.reveals
-        << " reveals, " << stats.probes << " probes, " << std::fixed << std::setprecision(6) << stats.seconds << " s";
+        << " reveals, " << stats.probes << " probes in " << stats.target_calls << " target calls, " << std::fixed << std::setprecision(6) << stats.seconds << " s";
   out << "\n";
   for (const OffsetClass& c : alignment.classes) {
     out << "  offsets " << placements_text(c.placements) << ": ";
@@ -125,7 +126,8 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
                     const RevealOptions& options, const RevealResult* result,
                     const Diagnostic* diagnostic, const std::vector<Fingerprint>& fingerprints = {},
                     const std::optional<AlignmentResult>& alignment = std::nullopt,
-                    const AlignmentStats* alignment_stats = nullptr) {
+                    const AlignmentStats* alignment_stats = nullptr,
+                    const FingerprintStats* fingerprint_stats = nullptr) {
   Json document = json_document("reveal");
   document["backend"] = std::string(backend.name());
   document["settings"] = params_to_json(opened.settings);
@@ -148,6 +150,11 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["fingerprints"] = std::move(per_class);
   document["alignment"] = alignment_to_json(alignment);
   document["alignment_stats"] = alignment && alignment_stats ? alignment_stats_to_json(*alignment_stats) : Json(nullptr);
+  document["fingerprint_stats"] = fingerprint_stats ? fingerprint_stats_to_json(*fingerprint_stats) : Json(nullptr);
+  document["target_calls"] =
+      result ? target_calls_to_json(count_target_calls(result->stats, alignment ? alignment_stats : nullptr,
+                                                       fingerprint_stats))
+             : Json(nullptr);
   return document;
 }
 
@@ -200,9 +207,11 @@ int run_reveal(const RevealCommandOptions& options) {
       alignment = check_alignment(*target, result.map, reveal_options, &alignment_stats);
     const bool dependent = alignment && alignment->verdict == AlignmentVerdict::dependent;
     if (format == "json") {
-      const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map);
+      FingerprintStats fingerprint_stats;
+      const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &fingerprint_stats);
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
-                                           nullptr, fingerprints, alignment, &alignment_stats));
+                                           nullptr, fingerprints, alignment, &alignment_stats,
+                                           &fingerprint_stats));
     } else if (format == "text") {
       print_text(std::cout, target->info(), result);
       if (alignment) print_alignment_text(std::cout, *alignment, alignment_stats);
@@ -212,6 +221,9 @@ int run_reveal(const RevealCommandOptions& options) {
         if (fingerprints.size() > 1) std::cout << "class " << k << " ";
         print_fingerprint(std::cout, fingerprints[k], stats);
       }
+      std::cout << "calls in all:  "
+                << describe_target_calls(count_target_calls(result.stats, alignment ? &alignment_stats : nullptr, &stats))
+                << "\n";
     } else if (dependent) {  // one line per offset class (and class of its map)
       print_offset_classes(std::cout, *alignment);
     } else if (result.map.single_class()) {

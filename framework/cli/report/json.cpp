@@ -131,7 +131,19 @@ Json alignment_stats_to_json(const AlignmentStats& stats) {
   json["proofs_failed"] = stats.proofs_failed;
   json["reveals"] = stats.reveals;
   json["probes"] = stats.probes;
+  json["target_calls"] = stats.target_calls;
   json["seconds"] = stats.seconds;
+  return json;
+}
+
+Json target_calls_to_json(const TargetCalls& calls) {
+  Json json = Json::object();
+  json["reveal"] = calls.reveal;
+  json["verification"] = calls.verification;
+  json["placement_proof"] = calls.placement_proof;
+  json["fingerprint"] = calls.fingerprint;
+  json["other"] = calls.other;
+  json["total"] = calls.total();
   return json;
 }
 
@@ -267,6 +279,7 @@ Json stats_to_json(const RevealStats& stats) {
   Json json = Json::object();
   json["probes"] = stats.probes;
   json["target_calls"] = stats.target_calls;
+  json["verification_calls"] = stats.verification_calls;
   json["random_inputs"] = stats.value_inputs;
   json["target_seconds"] = stats.target_seconds;
   json["total_seconds"] = stats.total_seconds;
@@ -389,6 +402,12 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["alignment"] = alignment_to_json(r.alignment);
   json["alignment_differs"] = r.alignment_differs;
   json["alignment_stats"] = r.alignment ? alignment_stats_to_json(r.alignment_stats) : Json(nullptr);
+  json["target_calls"] =
+      r.revealed || r.diagnostic
+          ? target_calls_to_json(count_target_calls(r.stats, r.alignment ? &r.alignment_stats : nullptr,
+                                                    r.fingerprints.empty() ? nullptr : &r.fingerprint_stats,
+                                                    r.other_target_calls))
+          : Json(nullptr);
   json["pending_file"] = text_or_null(r.pending_path.string());
   json["pending_error"] = text_or_null(r.pending_error);
   return json;

@@ -18,6 +18,7 @@
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/runner.hpp"
+#include "fprev/target_calls.hpp"
 #include "fprev/tree.hpp"
 
 namespace fprev::cli {
@@ -56,6 +57,8 @@ Json order_classes_to_json(const OrderMap& map);
 // The alignment check's result (fprev/alignment.hpp): null when not recorded / not checked.
 Json alignment_to_json(const std::optional<AlignmentResult>& alignment);
 Json alignment_stats_to_json(const AlignmentStats& stats);
+// A case's target calls by part, and their total (docs/json.md, "target_calls").
+Json target_calls_to_json(const TargetCalls& calls);
 Json diagnostic_to_json(const Diagnostic& diagnostic);
 Json params_to_json(const Params& params);            // {"name": "value", ...}
 

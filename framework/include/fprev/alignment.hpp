@@ -91,6 +91,7 @@ struct AlignmentStats {
   std::size_t proofs_failed = 0;
   std::size_t reveals = 0;     // placements no known class's proof held at
   std::size_t probes = 0;      // probes of all the proofs and reveals
+  std::size_t target_calls = 0;  // calls into the target at every placement (probes and value batches)
   double seconds = 0.0;
 };
 
@@ -101,15 +102,21 @@ struct AlignmentStats {
 AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const RevealOptions& options = {},
                                 AlignmentStats* stats = nullptr);
 
+// What the placed targets of one check evaluated (shared by its probe streams' targets).
+struct PlacedCounts {
+  std::atomic<std::size_t> probes{0};
+  std::atomic<std::size_t> calls{0};  // evaluate() calls, a run of calls counted call by call
+};
+
 // Calls `target` with every batch placed at `offset` (and `leading_pad`): how the check reaches a
 // target, and how tests call one at an offset.
 class PlacedTarget final : public Target {
  public:
-  // `probes`, when given, counts the probes evaluated (shared by a check's probe streams).
+  // `counts`, when given, counts the probes and calls evaluated.
   PlacedTarget(Target& target, std::size_t offset, std::size_t leading_pad = 0,
-               std::shared_ptr<std::atomic<std::size_t>> probes = nullptr);
+               std::shared_ptr<PlacedCounts> counts = nullptr);
   PlacedTarget(std::unique_ptr<Target> owned, std::size_t offset, std::size_t leading_pad = 0,
-               std::shared_ptr<std::atomic<std::size_t>> probes = nullptr);
+               std::shared_ptr<PlacedCounts> counts = nullptr);
   const TargetInfo& info() const override { return target_.info(); }
   void evaluate(const ProbeBatch& batch, std::span<double> outputs) override;
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override;
@@ -120,12 +127,14 @@ class PlacedTarget final : public Target {
                             std::size_t& done) override;
 
  private:
+  void count_calls(std::size_t calls, std::size_t probes);
+
   std::unique_ptr<Target> owned_;
   Target& target_;
   std::size_t offset_, leading_pad_;
   std::vector<ProbeBatch> placed_probe_calls_;
   std::vector<ValueBatch> placed_value_calls_;
-  std::shared_ptr<std::atomic<std::size_t>> probes_;
+  std::shared_ptr<PlacedCounts> counts_;
 };
 
 }  // namespace fprev

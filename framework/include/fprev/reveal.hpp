@@ -85,7 +85,10 @@ class RevealFailure : public std::runtime_error {
 
 struct RevealStats {
   std::size_t probes = 0;          // masked inputs evaluated
-  std::size_t target_calls = 0;    // evaluate() calls (probes and value batches)
+  std::size_t target_calls = 0;    // evaluate() calls (probes and value batches), verification included
+  // Of target_calls, those after the tree (or map) was found: the fused-node test, the verification
+  // probes, the bitwise simulation and the final comparison with the determinism check's outputs.
+  std::size_t verification_calls = 0;
   std::size_t value_inputs = 0;    // random inputs evaluated (determinism, verification)
   double target_seconds = 0.0;     // time inside Target::evaluate
   double total_seconds = 0.0;      // wall time of the whole reveal

@@ -96,6 +96,9 @@ struct CaseResult {
   // Platform keys under which this case has goldens, when it has none for this platform (check).
   std::vector<std::string> other_platforms;
   RevealStats stats;
+  // Target calls outside `stats`: the cost estimate's timing calls, and those of a confirmation of
+  // the golden that failed before the reveal (fprev/target_calls.hpp, TargetCalls::other).
+  std::size_t other_target_calls = 0;
   // Whether the order depends on where the data lies (fprev/alignment.hpp), checked with the order
   // revealed (or confirmed) now. Absent when not checked: the case did not give an order, or check
   // ran against a golden that records no alignment (written before the check existed).

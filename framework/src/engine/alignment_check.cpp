@@ -9,6 +9,7 @@
 // a dependent one.
 #include "fprev/alignment.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "fprev/confirm.hpp"
@@ -29,19 +30,26 @@ std::size_t alignment_offsets(Format input) {
 }
 
 PlacedTarget::PlacedTarget(Target& target, std::size_t offset, std::size_t leading_pad,
-                           std::shared_ptr<std::atomic<std::size_t>> probes)
-    : target_(target), offset_(offset), leading_pad_(leading_pad), probes_(std::move(probes)) {}
+                           std::shared_ptr<PlacedCounts> counts)
+    : target_(target), offset_(offset), leading_pad_(leading_pad), counts_(std::move(counts)) {}
 
 PlacedTarget::PlacedTarget(std::unique_ptr<Target> owned, std::size_t offset, std::size_t leading_pad,
-                           std::shared_ptr<std::atomic<std::size_t>> probes)
+                           std::shared_ptr<PlacedCounts> counts)
     : owned_(std::move(owned)), target_(*owned_), offset_(offset), leading_pad_(leading_pad),
-      probes_(std::move(probes)) {}
+      counts_(std::move(counts)) {}
 
+void PlacedTarget::count_calls(std::size_t calls, std::size_t probes) {
+  if (!counts_) return;
+  counts_->calls += calls;
+  counts_->probes += probes;
+}
+
+// A call that throws was still made: it is counted before the exception leaves.
 void PlacedTarget::evaluate(const ProbeBatch& batch, std::span<double> outputs) {
   ProbeBatch placed = batch;
   placed.offset = offset_;
   placed.leading_pad = leading_pad_;
-  if (probes_) *probes_ += batch.probes.size();
+  count_calls(1, batch.probes.size());
   target_.evaluate(placed, outputs);
 }
 
@@ -49,18 +57,29 @@ void PlacedTarget::evaluate(const ValueBatch& batch, std::span<double> outputs) 
   ValueBatch placed = batch;
   placed.offset = offset_;
   placed.leading_pad = leading_pad_;
+  count_calls(1, 0);
   target_.evaluate(placed, outputs);
 }
 
 void PlacedTarget::evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
                                         std::size_t& done) {
   placed_probe_calls_.assign(calls.begin(), calls.end());
+  std::size_t probes = 0;
   for (ProbeBatch& call : placed_probe_calls_) {
     call.offset = offset_;
     call.leading_pad = leading_pad_;
-    if (probes_) *probes_ += call.probes.size();
+    probes += call.probes.size();
   }
-  target_.evaluate_probe_calls(placed_probe_calls_, outputs, done);
+  try {
+    target_.evaluate_probe_calls(placed_probe_calls_, outputs, done);
+  } catch (...) {
+    // The calls done, and the one that failed.
+    std::size_t failed_probes = 0;
+    for (std::size_t k = 0; k < std::min(calls.size(), done + 1); ++k) failed_probes += calls[k].probes.size();
+    count_calls(std::min(calls.size(), done + 1), failed_probes);
+    throw;
+  }
+  count_calls(calls.size(), probes);
 }
 
 void PlacedTarget::evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
@@ -70,7 +89,13 @@ void PlacedTarget::evaluate_value_calls(std::span<const ValueBatch> calls, std::
     call.offset = offset_;
     call.leading_pad = leading_pad_;
   }
-  target_.evaluate_value_calls(placed_value_calls_, outputs, done);
+  try {
+    target_.evaluate_value_calls(placed_value_calls_, outputs, done);
+  } catch (...) {
+    count_calls(std::min(calls.size(), done + 1), 0);
+    throw;
+  }
+  count_calls(calls.size(), 0);
 }
 
 namespace {
@@ -116,22 +141,22 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   for (std::size_t offset = 1; offset < result.offsets; ++offset) placements.emplace_back(offset, 0);
   if (result.padded) placements.emplace_back(0, 1);
 
-  const auto probes = std::make_shared<std::atomic<std::size_t>>(0);
+  const auto counts = std::make_shared<PlacedCounts>();
   const auto elapsed = [&start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   for (const auto& [offset, pad] : placements) {
     ++stats.placements;
-    PlacedTarget placed(target, offset, pad, probes);
+    PlacedTarget placed(target, offset, pad, counts);
     RevealOptions placed_options = options;
     // One budget for the whole check: each proof or reveal gets what is left of it.
     if (options.max_seconds > 0.0) {
-      if (elapsed() >= options.max_seconds) throw RevealOverBudget(options.max_seconds, elapsed(), probes->load());
+      if (elapsed() >= options.max_seconds) throw RevealOverBudget(options.max_seconds, elapsed(), counts->probes.load());
       placed_options.max_seconds = options.max_seconds - elapsed();
     }
     if (options.make_worker)
-      placed_options.make_worker = [make = options.make_worker, offset = offset, pad = pad, probes] {
-        return std::make_unique<PlacedTarget>(make(), offset, pad, probes);
+      placed_options.make_worker = [make = options.make_worker, offset = offset, pad = pad, counts] {
+        return std::make_unique<PlacedTarget>(make(), offset, pad, counts);
       };
     bool found = false;
     for (OffsetClass& known : classes) {
@@ -176,7 +201,8 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
     result.verdict = AlignmentVerdict::dependent;
     result.classes = std::move(classes);  // offset 0's first, then by first placement (the order found)
   }
-  stats.probes = probes->load();
+  stats.probes = counts->probes.load();
+  stats.target_calls = counts->calls.load();
   stats.seconds = elapsed();
   if (stats_out != nullptr) *stats_out = stats;
   return result;

@@ -339,9 +339,11 @@ RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& optio
   session.expect_probes(count_confirm_probes(tree));
   const ValueRecord before = check_determinism(session, options);
   measure_proof(session, tree, stats);
+  const std::size_t calls_before_verification = stats.target_calls;
   check_fused_nodes(info, tree, single_runner(session), stats);
   check_tree(session, tree, options, 0, false, stats);  // simulation only: the probes are done
   check_unchanged(session, before);
+  stats.verification_calls = stats.target_calls - calls_before_verification;
   stats.confirmed = true;
   stats.total_seconds = seconds_since(start);
   return stats;
@@ -368,10 +370,12 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   const ValueRecord before = check_determinism(session, options);
   const std::vector<std::uint32_t> element_class = classes_of_elements(map);
   measure_grid_proof(session, map, element_class, stats);
+  const std::size_t calls_before_verification = stats.target_calls;
   const auto tree_of = [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
   check_fused_nodes_per_class(session, element_class, tree_of, stats);
   check_grid_simulation(session, element_class, tree_of, options, stats);
   check_unchanged(session, before);
+  stats.verification_calls = stats.target_calls - calls_before_verification;
   stats.confirmed = true;
   stats.map_classes = map.classes.size();
   stats.total_seconds = seconds_since(start);

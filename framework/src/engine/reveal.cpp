@@ -152,9 +152,14 @@ OrderMap reveal_grid_naive(ProbeSession& session, const RevealOptions& options) 
   return map_of_elements(info.grid, element_class, std::move(trees));
 }
 
+// `calls_before_verification` receives the target calls made until the map was found.
 OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const ValueRecord& determinism,
-                     RevealStats& stats) {
-  if (options.algorithm == Algorithm::naive) return reveal_grid_naive(session, options);
+                     RevealStats& stats, std::size_t& calls_before_verification) {
+  if (options.algorithm == Algorithm::naive) {
+    OrderMap map = reveal_grid_naive(session, options);
+    calls_before_verification = stats.target_calls;
+    return map;
+  }
   stats.low_range_mode =
       options.algorithm == Algorithm::fprev && uses_low_range_mode(session.leaves(), session.scheme());
   MapRevealer revealer(session, options, stats);
@@ -162,6 +167,7 @@ OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const 
   do {
     revealer.reveal();
   } while (!revealer.check_elements(true));
+  calls_before_verification = stats.target_calls;
   const OrderMap map = revealer.map();
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
   check_fused_nodes_per_class(session, element_class,
@@ -182,16 +188,20 @@ RevealResult reveal(Target& target, const RevealOptions& options) {
   result.scheme = scheme_for(target.info());
   ProbeSession session(target, result.scheme, options, result.stats);
   const ValueRecord before = check_determinism(session, options);
+  // The verification: every call after the tree (or map) was found.
+  std::size_t calls_before_verification = 0;
   if (target.info().is_grid()) {
-    result.map = reveal_grid(session, options, before, result.stats);
+    result.map = reveal_grid(session, options, before, result.stats, calls_before_verification);
     if (result.map.single_class()) result.tree = result.map.classes.front().tree;
   } else {
     result.tree = reveal_single(session, options, result.stats);
+    calls_before_verification = result.stats.target_calls;
     check_fused_nodes(target.info(), result.tree, single_runner(session), result.stats);
     check_tree(session, result.tree, options, options.verify_probes, false, result.stats);
     result.map = OrderMap::uniform(target.info().grid, result.tree);
   }
   check_unchanged(session, before);
+  result.stats.verification_calls = result.stats.target_calls - calls_before_verification;
   result.stats.map_classes = result.map.classes.size();
   result.stats.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

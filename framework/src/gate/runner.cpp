@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "fprev/alignment.hpp"
 #include "fprev/confirm.hpp"
 #include "fprev/distributed.hpp"
 #include "fprev/probe_streams.hpp"
@@ -119,43 +120,6 @@ void explain_with_golden_tree(Target& target, CaseResult& result) {
       "how probes are grouped into calls, or that changes over time";
   throw RevealFailure(std::move(d));
 }
-
-// Counts the probes a target answers, into a count its probe streams' workers share.
-class ProbeCounter : public Target {
- public:
-  ProbeCounter(Target& target, std::shared_ptr<std::atomic<std::size_t>> probes)
-      : target_(target), probes_(std::move(probes)) {}
-  ProbeCounter(std::unique_ptr<Target> owned, std::shared_ptr<std::atomic<std::size_t>> probes)
-      : owned_(std::move(owned)), target_(*owned_), probes_(std::move(probes)) {}
-  const TargetInfo& info() const override { return target_.info(); }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    *probes_ += batch.probes.size();
-    target_.evaluate(batch, outputs);
-  }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    target_.evaluate(batch, outputs);
-  }
-  // Runs of calls go on as runs (a target in a worker process gets them in one message).
-  void evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs,
-                            std::size_t& done) override {
-    try {
-      target_.evaluate_probe_calls(calls, outputs, done);
-    } catch (...) {
-      for (std::size_t c = 0; c < done; ++c) *probes_ += calls[c].probes.size();
-      throw;
-    }
-    for (const ProbeBatch& call : calls) *probes_ += call.probes.size();
-  }
-  void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs,
-                            std::size_t& done) override {
-    target_.evaluate_value_calls(calls, outputs, done);
-  }
-
- private:
-  std::unique_ptr<Target> owned_;
-  Target& target_;
-  std::shared_ptr<std::atomic<std::size_t>> probes_;
-};
 
 // The numerical impact of a changed order or arithmetic (fprev/impact.hpp), in the case's own
 // formats. Computed only for a case that changed, so a passing check costs nothing more.
@@ -356,7 +320,13 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
       proof_probes = count_confirm_probes(result.golden->tree());
     // Refused before any probe when the work (the proof of the golden, or a reveal's fewest
     // probes) would not fit the cap or the budget.
-    if (!within_estimate(*target, reveal_options, proof_probes, result)) return Outcome::failed;
+    // Calls outside the reveal's stats (the estimate's timing calls, a confirmation that failed)
+    // are counted by a PlacedTarget at offset 0, where every batch lies anyway.
+    const auto other_calls = std::make_shared<PlacedCounts>();
+    PlacedTarget estimated(*target, 0, 0, other_calls);
+    const bool within = within_estimate(estimated, reveal_options, proof_probes, result);
+    result.other_target_calls = other_calls->calls.load();
+    if (!within) return Outcome::failed;
     // Distributed mode: the probes each rank measures from here on (the estimate's timing calls
     // above are not the reveal's probes).
     const std::vector<RankWork> work_before = rank_work();
@@ -367,16 +337,16 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
       known = result.golden->is_single_tree() ? OrderMap::uniform(target->info().grid, result.golden->tree())
                                               : result.golden->map;
       // Counted on every stream: a failed confirm() leaves no stats behind.
-      const auto probes = std::make_shared<std::atomic<std::size_t>>(0);
-      ProbeCounter counted(*target, probes);
+      const auto counts = std::make_shared<PlacedCounts>();
+      PlacedTarget counted(*target, 0, 0, counts);
       RevealOptions confirm_options = reveal_options;
       if (reveal_options.make_worker)
-        confirm_options.make_worker = [make = reveal_options.make_worker, probes] {
-          return std::make_unique<ProbeCounter>(make(), probes);
+        confirm_options.make_worker = [make = reveal_options.make_worker, counts] {
+          return std::make_unique<PlacedTarget>(make(), 0, 0, counts);
         };
       try {
         result.stats = confirm(counted, *known, confirm_options);
-        result.stats.confirm_probes = probes->load();
+        result.stats.confirm_probes = counts->probes.load();
         record_rank_work(result.stats, work_before);
         result.fingerprints = measure_map_fingerprints(*target, *known, &result.fingerprint_stats);
         result.revealed = *known;
@@ -384,7 +354,8 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
       } catch (const RevealFailure& e) {
         // A target that crashed, exited or hung has no second chance: that is the verdict.
         if (e.diagnostic().finding == Finding::target_fault) throw;
-        confirm_probes = probes->load();  // the reveal below tells what changed, or what misbehaves
+        confirm_probes = counts->probes.load();  // the reveal below tells what changed, or what misbehaves
+        result.other_target_calls += counts->calls.load();
         refuted = e.diagnostic();
       }
     }

@@ -14,6 +14,7 @@
 
 #include "fprev/result_diff.hpp"
 #include "fprev/runner.hpp"
+#include "fprev/target_calls.hpp"
 #include "grid_oracle_target.hpp"
 #include "oracle_target.hpp"
 #include "random_trees.hpp"
@@ -45,8 +46,29 @@ class FlakyTarget : public fprev::Target {
   bool first_ = true;
 };
 
+// Every call of every target the "counted-lanes" instance makes, for the gate's call count.
+std::size_t counted_calls = 0;
+
+class CountedTarget : public fprev::Target {
+ public:
+  explicit CountedTarget(std::unique_ptr<fprev::Target> inner) : inner_(std::move(inner)) {}
+  const fprev::TargetInfo& info() const override { return inner_->info(); }
+  void evaluate(const fprev::ProbeBatch& batch, std::span<double> outputs) override {
+    ++counted_calls;
+    inner_->evaluate(batch, outputs);
+  }
+  void evaluate(const fprev::ValueBatch& batch, std::span<double> outputs) override {
+    ++counted_calls;
+    inner_->evaluate(batch, outputs);
+  }
+
+ private:
+  std::unique_ptr<fprev::Target> inner_;
+};
+
 std::unique_ptr<fprev::Target> make_target(const std::string& order) {
   if (order == "flaky") return std::make_unique<FlakyTarget>();
+  if (order == "counted-lanes") return std::make_unique<CountedTarget>(make_target("lanes"));
   if (order == "pairwise") return std::make_unique<fprev::TreeOracleTarget>(fprev::balanced_tree(kLeaves), std::nullopt, 64);
   if (order == "lanes") return std::make_unique<fprev::TreeOracleTarget>(fprev::lanes_tree(kLeaves, 8), std::nullopt, 64);
   if (order == "nan") {
@@ -81,7 +103,7 @@ class OracleBackend : public fprev::Backend {
   std::string_view name() const override { return "oracle"; }
   std::string_view summary() const override { return "targets with known orders"; }
   std::vector<fprev::ParamSpec> instance_params() const override {
-    return {fprev::choice_param("order", {"pairwise", "lanes", "nan", "flaky", "map", "map-changed"}, "").require()};
+    return {fprev::choice_param("order", {"pairwise", "lanes", "counted-lanes", "nan", "flaky", "map", "map-changed"}, "").require()};
   }
   std::vector<fprev::ParamSpec> case_params() const override { return OracleInstance("").case_params(); }
   std::unique_ptr<fprev::BackendInstance> open(const fprev::Params& p) const override {
@@ -151,6 +173,20 @@ TEST_F(ConfirmGate, AChangedTargetStillReportsDiffersWithTheFullDiff) {
   EXPECT_EQ(*r.revealed_tree(), fprev::lanes_tree(kLeaves, 8));
   const std::string report = fprev::render_result_diff(*r.golden, *fprev::golden_of(r, "test"));
   EXPECT_FALSE(report.empty());
+}
+
+// The parts of the case's target calls (fprev/target_calls.hpp) add up to every call the target
+// received, the failed confirmation's included (TargetCalls::other).
+TEST_F(ConfirmGate, EveryCallOfAChangedTargetIsCounted) {
+  ASSERT_EQ(run("pairwise", true).status, CaseStatus::created);
+  counted_calls = 0;
+  const auto r = run("counted-lanes", false);
+  ASSERT_EQ(r.status, CaseStatus::differs);
+  EXPECT_GT(r.other_target_calls, 0u);  // the confirmation that failed
+  const fprev::TargetCalls calls =
+      fprev::count_target_calls(r.stats, nullptr, &r.fingerprint_stats, r.other_target_calls);
+  EXPECT_GT(calls.fingerprint, 0u);
+  EXPECT_EQ(calls.total(), counted_calls);
 }
 
 TEST_F(ConfirmGate, AnOrderMapIsConfirmedAndAMovedRowStillNamed) {
