@@ -84,8 +84,9 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
 def github_anchor(heading):
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
-    text = re.sub(r"[`*_]", "", heading.strip().lower())
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens.
+    Underscores stay (`target_calls` gives #target_calls); backticks and asterisks are markup."""
+    text = re.sub(r"[`*]", "", heading.strip().lower())
     text = re.sub(r"[^\w\- ]", "", text)
     return text.replace(" ", "-")
 
