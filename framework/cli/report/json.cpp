@@ -134,6 +134,47 @@ Json alignment_stats_to_json(const AlignmentStats& stats) {
   return json;
 }
 
+Json invariance_to_json(const std::vector<InvarianceResult>& results) {
+  Json array = Json::array();
+  for (const InvarianceResult& r : results) {
+    Json json = Json::object();
+    json["parameter"] = r.parameter;
+    json["level"] = invariance_level(r.parameter);
+    json["values"] = r.values;
+    json["invariant"] = r.invariant;
+    json["summary"] = r.summary();
+    if (r.counterexample) {
+      const InvarianceCounterexample& c = *r.counterexample;
+      Json ce = Json::object();
+      ce["value"] = c.value;
+      ce["base_value"] = c.base_value;
+      ce["row"] = c.row;
+      ce["column"] = c.column;
+      ce["single_output"] = c.single_output;
+      ce["leaves"] = c.leaves.empty() ? Json(nullptr) : Json(c.leaves);
+      ce["base_subtree"] = c.base_subtree.empty() ? Json(nullptr) : Json(c.base_subtree);
+      ce["variant_subtree"] = c.variant_subtree.empty() ? Json(nullptr) : Json(c.variant_subtree);
+      ce["explanation"] = r.explanation();
+      json["counterexample"] = std::move(ce);
+    } else {
+      json["counterexample"] = nullptr;
+    }
+    array.push_back(std::move(json));
+  }
+  return array;
+}
+
+Json invariance_stats_to_json(const InvarianceStats& stats) {
+  Json json = Json::object();
+  json["variants"] = stats.variants;
+  json["proofs"] = stats.proofs;
+  json["proofs_failed"] = stats.proofs_failed;
+  json["reveals"] = stats.reveals;
+  json["probes"] = stats.probes;
+  json["seconds"] = stats.seconds;
+  return json;
+}
+
 Json golden_to_json(const Golden& golden) {
   Json json = Json::object();
   json["metadata"] = metadata_to_json(golden.meta);

@@ -14,6 +14,7 @@
 #include "fprev/backend.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/invariance.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/runner.hpp"
@@ -52,6 +53,11 @@ Json order_classes_to_json(const OrderMap& map);
 // The alignment check's result (fprev/alignment.hpp): null when not recorded / not checked.
 Json alignment_to_json(const std::optional<AlignmentResult>& alignment);
 Json alignment_stats_to_json(const AlignmentStats& stats);
+// Invariance verdicts (fprev/invariance.hpp): an array of {"parameter", "level", "values",
+// "invariant", "summary", "counterexample": null or {"value", "base_value", "row", "column",
+// "element", "leaves", "base_subtree", "variant_subtree", "explanation"}}.
+Json invariance_to_json(const std::vector<InvarianceResult>& results);
+Json invariance_stats_to_json(const InvarianceStats& stats);
 Json diagnostic_to_json(const Diagnostic& diagnostic);
 Json params_to_json(const Params& params);            // {"name": "value", ...}
 

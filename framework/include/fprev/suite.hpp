@@ -26,6 +26,10 @@
 //       max_seconds: 600          # optional: the time budget of each case (a number in (0, 86400]);
 //                                 # past it the case stops, reported as over budget
 //       labels: [long]            # optional: extra CTest labels of the cases' tests (plain names)
+//       invariant:                # optional: invariance contracts (docs/invariance.md), a map of
+//         m: [1, 8, 64]           # a case parameter or a backend setting to its values (two or
+//         threads: [1, 2, 4]      # more), and runs: N (2 .. 1000 fresh instances)
+//         runs: 3
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key
 // varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
@@ -96,6 +100,15 @@ struct BackendInstanceSpec {
   int column = 0;
 };
 
+// One invariance contract of a case (key invariant; fprev/invariance.hpp).
+struct InvarianceRequest {
+  std::string parameter;            // a case parameter, a setting of the instance, or runs
+  std::vector<std::string> values;  // canonical (integers in decimal); runs: "1" .. "N"
+  int line = 0;                     // where the parameter is named
+  int column = 0;
+  friend bool operator==(const InvarianceRequest&, const InvarianceRequest&) = default;
+};
+
 // One expanded case of one backend instance.
 struct SuiteCase {
   std::string id;                // unique within backend_instance, file-name safe
@@ -108,6 +121,8 @@ struct SuiteCase {
   std::optional<double> max_seconds;
   // Extra CTest labels of the case's test (key labels), e.g. long: left out of the default gate.
   std::vector<std::string> labels;
+  // Invariance contracts (key invariant), ordered by parameter name: what the golden records.
+  std::vector<InvarianceRequest> invariant;
 };
 
 struct Suite {

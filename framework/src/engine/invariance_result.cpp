@@ -1,0 +1,170 @@
+// The invariance verdict's text (the golden's `invariance.<parameter>:` line), its strict parser and
+// the level names. The grammar is written out in docs/golden-format.md.
+#include <charconv>
+
+#include "fprev/invariance.hpp"
+
+namespace fprev {
+namespace {
+
+constexpr std::string_view kAnotherOrder = " adds its summands in another order than ";
+
+bool is_runs(std::string_view parameter) { return parameter == kRunsParameter; }
+
+// "at m=1" or, for runs, "in run 2".
+std::string where(std::string_view parameter, std::string_view value) {
+  return is_runs(parameter) ? "in run " + std::string(value) : "at " + std::string(parameter) + "=" + std::string(value);
+}
+
+std::string values_text(const InvarianceResult& r) {
+  if (is_runs(r.parameter)) return std::to_string(r.values.size()) + " runs";
+  std::string out = r.parameter + " = ";
+  for (std::size_t k = 0; k < r.values.size(); ++k) out += (k ? ", " : "") + r.values[k];
+  return out;
+}
+
+std::optional<std::size_t> parse_index(std::string_view text) {
+  if (text.empty() || text.size() > 9 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Takes `prefix` off the front of `text`; false when it is not there.
+bool take(std::string_view& text, std::string_view prefix) {
+  if (!text.starts_with(prefix)) return false;
+  text.remove_prefix(prefix.size());
+  return true;
+}
+
+}  // namespace
+
+std::string invariance_level(std::string_view parameter) {
+  if (is_runs(parameter)) return "run-to-run";
+  if (parameter == "threads") return "thread-invariant";
+  if (parameter == "m") return "batch-invariant";
+  if (parameter == "placement") return "placement-invariant";
+  return "invariant over " + std::string(parameter);
+}
+
+bool valid_invariance_word(std::string_view word) {
+  if (word.empty() || word.size() > 64) return false;
+  for (const char ch : word) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+                    ch == '.' || ch == '+' || ch == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string invariance_values_problem(std::string_view parameter, const std::vector<std::string>& values) {
+  if (!valid_invariance_word(parameter))
+    return "invariance over '" + std::string(parameter) + "': a parameter name is letters, digits and _ . + -";
+  if (is_runs(parameter)) {
+    const auto runs = values.size() == 1 ? parse_index(values[0]) : std::nullopt;
+    if (!runs || *runs < 2 || *runs > 1000) return "runs takes one count of fresh runs, 2 to 1000";
+    return {};
+  }
+  if (values.size() < 2) return "invariance over " + std::string(parameter) + " needs at least two values";
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (!valid_invariance_word(values[k]))
+      return "invariance over " + std::string(parameter) + ": value '" + values[k].substr(0, 64) +
+             "' is not a word of letters, digits and _ . + - (at most 64)";
+    for (std::size_t j = 0; j < k; ++j)
+      if (values[j] == values[k]) return "invariance over " + std::string(parameter) + ": value " + values[k] + " is listed twice";
+  }
+  return {};
+}
+
+std::string InvarianceResult::verdict_text() const {
+  return (invariant ? "" : "not ") + invariance_level(parameter);
+}
+
+std::string InvarianceResult::explanation() const {
+  if (invariant || !counterexample) return {};
+  const InvarianceCounterexample& c = *counterexample;
+  std::string out = where(parameter, c.value);
+  out += c.single_output ? " the output" : " element (" + std::to_string(c.row) + "," + std::to_string(c.column) + ")";
+  out += kAnotherOrder;
+  out += where(parameter, c.base_value);
+  return out;
+}
+
+std::string InvarianceResult::summary() const {
+  std::string out = verdict_text() + " (" + values_text(*this) + ")";
+  if (!invariant) out += ": " + explanation();
+  return out;
+}
+
+std::optional<InvarianceResult> parse_invariance_summary(std::string_view parameter, std::string_view text,
+                                                         std::string& error) {
+  const std::string level = invariance_level(parameter);
+  const std::string subject = is_runs(parameter) ? "<N> runs" : std::string(parameter) + " = <v1>, <v2>, ...";
+  error = "expected '" + level + " (" + subject + ")' or 'not " + level + " (" + subject + "): " +
+          where(parameter, "<v>") + " element (<row>,<column>)" + std::string(kAnotherOrder) + where(parameter, "<w>") +
+          "' (or 'the output' for a target of one output)";
+  InvarianceResult result;
+  result.parameter = std::string(parameter);
+  std::string_view rest = text;
+  result.invariant = !take(rest, "not ");
+  if (!take(rest, level) || !take(rest, " (")) return std::nullopt;
+  const std::size_t close = rest.find(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view list = rest.substr(0, close);
+  rest.remove_prefix(close + 1);
+  if (is_runs(parameter)) {
+    if (!list.ends_with(" runs")) return std::nullopt;
+    const auto runs = parse_index(list.substr(0, list.size() - 5));
+    if (!runs || *runs < 2 || *runs > 1000) return std::nullopt;
+    for (std::size_t k = 1; k <= *runs; ++k) result.values.push_back(std::to_string(k));
+  } else {
+    if (!take(list, std::string(parameter) + " = ")) return std::nullopt;
+    while (true) {
+      const std::size_t comma = list.find(", ");
+      const std::string_view value = list.substr(0, comma);
+      if (!valid_invariance_word(value)) return std::nullopt;
+      result.values.emplace_back(value);
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 2);
+    }
+    if (result.values.size() < 2) return std::nullopt;
+  }
+  if (!result.invariant) {
+    InvarianceCounterexample c;
+    const std::string at = is_runs(parameter) ? "in run " : "at " + std::string(parameter) + "=";
+    if (!take(rest, ": ") || !take(rest, at)) return std::nullopt;
+    const std::size_t space = rest.find(' ');
+    if (space == std::string_view::npos) return std::nullopt;
+    c.value = std::string(rest.substr(0, space));
+    rest.remove_prefix(space);
+    if (take(rest, " the output")) {
+      c.single_output = true;
+    } else {
+      if (!take(rest, " element (")) return std::nullopt;
+      const std::size_t comma = rest.find(',');
+      const std::size_t end = rest.find(')');
+      if (comma == std::string_view::npos || end == std::string_view::npos || end < comma) return std::nullopt;
+      const auto row = parse_index(rest.substr(0, comma));
+      const auto column = parse_index(rest.substr(comma + 1, end - comma - 1));
+      if (!row || !column) return std::nullopt;
+      c.row = *row;
+      c.column = *column;
+      rest.remove_prefix(end + 1);
+    }
+    if (!take(rest, kAnotherOrder) || !take(rest, at)) return std::nullopt;
+    c.base_value = std::string(rest);
+    rest = {};
+    result.counterexample = c;
+  }
+  // Canonical: the text must be exactly what the result writes (no stray spaces or zeros).
+  if (result.counterexample && (result.counterexample->value == result.counterexample->base_value ||
+                                 !valid_invariance_word(result.counterexample->base_value))) {
+    error = "the counterexample names two different values";
+    return std::nullopt;
+  }
+  if (!rest.empty() || result.summary() != text) return std::nullopt;
+  return result;
+}
+
+}  // namespace fprev
