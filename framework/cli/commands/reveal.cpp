@@ -182,14 +182,9 @@ void print_invariance_text(std::ostream& out, const InvarianceRun& run) {
     out << "invariance:    " << summary.substr(0, summary.find(')') + 1) << "; " << s.proofs << " proofs (" << s.proofs_failed << " failed), " << s.reveals << " reveals, " << s.probes
         << " probes, " << std::fixed << std::setprecision(6) << s.seconds << " s\n";
     if (!r.counterexample) continue;
-    const InvarianceCounterexample& c = *r.counterexample;
     out << "  " << r.explanation() << "\n";
-    if (!c.leaves.empty()) {
-      const std::string at = r.parameter == kRunsParameter ? "run " : r.parameter + "=";
-      out << "  first difference, over leaves " << c.leaves << ":\n";
-      out << "    " << at << c.base_value << ": " << c.base_subtree << "\n";
-      out << "    " << at << c.value << ": " << c.variant_subtree << "\n";
-    }
+    std::istringstream lines(r.difference_text());
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
   }
 }
 

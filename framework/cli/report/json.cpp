@@ -99,6 +99,7 @@ Json result_to_json(const Golden& golden) {
   json["fingerprints"] = std::move(fingerprints);
   json["finding"] = golden.finding ? finding_to_json(*golden.finding) : Json(nullptr);
   json["alignment"] = alignment_to_json(golden.alignment);
+  json["invariance"] = invariance_to_json(golden.invariance);
   return json;
 }
 
@@ -374,6 +375,12 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["alignment"] = alignment_to_json(r.alignment);
   json["alignment_differs"] = r.alignment_differs;
   json["alignment_stats"] = r.alignment ? alignment_stats_to_json(r.alignment_stats) : Json(nullptr);
+  json["invariance"] = invariance_to_json(r.invariance);
+  Json invariance_stats = Json::array();
+  for (const InvarianceStats& s : r.invariance_stats) invariance_stats.push_back(invariance_stats_to_json(s));
+  json["invariance_stats"] = std::move(invariance_stats);
+  json["invariance_changes"] = r.invariance_changes;
+  json["invariance_lost"] = r.invariance_lost;
   json["pending_file"] = text_or_null(r.pending_path.string());
   json["pending_error"] = text_or_null(r.pending_error);
   return json;

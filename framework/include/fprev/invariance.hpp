@@ -74,6 +74,9 @@ struct InvarianceResult {
   std::string explanation() const;
   // "batch-invariant" or "not batch-invariant".
   std::string verdict_text() const;
+  // The counterexample's first differing subtree, where known, as lines ending with '\n':
+  // "first difference, over leaves {0..15}:", then "  m=16: <subtree>" and "  m=1: <subtree>".
+  std::string difference_text() const;
   // Same parameter, values, verdict and counterexample position (not the subtree texts).
   friend bool operator==(const InvarianceResult&, const InvarianceResult&) = default;
 };
@@ -89,6 +92,13 @@ bool valid_invariance_word(std::string_view word);
 // values, each a valid word and listed once), or empty. Runs are asked as one value, the count
 // (2 .. 1000), and checked by run_values_problem.
 std::string invariance_values_problem(std::string_view parameter, const std::vector<std::string>& values);
+
+// What differs between recorded verdicts (a golden's) and others (found now), one sentence each,
+// in parameter order: a lost level ("no longer batch-invariant: at m=1 element (0,0) ..."; sets
+// *lost), a gained one ("now batch-invariant (m = 1, 64), a change to review: ..."), other values or
+// another counterexample, a verdict only one side has. Empty when they agree.
+std::vector<std::string> compare_invariance(const std::vector<InvarianceResult>& recorded,
+                                            const std::vector<InvarianceResult>& now, bool* lost = nullptr);
 
 // Asking for what cannot be compared: variants with different numbers of summands (n of a dot),
 // other formats, grids that no variant holds all of. A usage error, never a verdict.

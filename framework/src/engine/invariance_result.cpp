@@ -1,6 +1,7 @@
 // The invariance verdict's text (the golden's `invariance.<parameter>:` line), its strict parser and
 // the level names. The grammar is written out in docs/golden-format.md.
 #include <charconv>
+#include <map>
 
 #include "fprev/invariance.hpp"
 
@@ -8,6 +9,12 @@ namespace fprev {
 namespace {
 
 constexpr std::string_view kAnotherOrder = " adds its summands in another order than ";
+
+// "(m = 1, 64)": the values part of a summary.
+std::string values_part(const InvarianceResult& r) {
+  const std::string summary = r.summary();
+  return summary.substr(r.verdict_text().size() + 1, summary.find(')') - r.verdict_text().size());
+}
 
 bool is_runs(std::string_view parameter) { return parameter == kRunsParameter; }
 
@@ -91,6 +98,14 @@ std::string InvarianceResult::explanation() const {
   return out;
 }
 
+std::string InvarianceResult::difference_text() const {
+  if (invariant || !counterexample || counterexample->leaves.empty()) return {};
+  const InvarianceCounterexample& c = *counterexample;
+  const std::string at = is_runs(parameter) ? "run " : parameter + "=";
+  return "first difference, over leaves " + c.leaves + ":\n  " + at + c.base_value + ": " + c.base_subtree + "\n  " + at +
+         c.value + ": " + c.variant_subtree + "\n";
+}
+
 std::string InvarianceResult::summary() const {
   std::string out = verdict_text() + " (" + values_text(*this) + ")";
   if (!invariant) out += ": " + explanation();
@@ -165,6 +180,41 @@ std::optional<InvarianceResult> parse_invariance_summary(std::string_view parame
   }
   if (!rest.empty() || result.summary() != text) return std::nullopt;
   return result;
+}
+
+std::vector<std::string> compare_invariance(const std::vector<InvarianceResult>& recorded,
+                                           const std::vector<InvarianceResult>& now, bool* lost_out) {
+  bool lost = false;
+  std::map<std::string, std::pair<const InvarianceResult*, const InvarianceResult*>> by_parameter;
+  for (const InvarianceResult& r : recorded) by_parameter[r.parameter].first = &r;
+  for (const InvarianceResult& r : now) by_parameter[r.parameter].second = &r;
+  std::vector<std::string> out;
+  for (const auto& [parameter, pair] : by_parameter) {
+    const auto [before, after] = pair;
+    if (before == nullptr) {
+      out.push_back("invariance over " + parameter + " is not recorded in the golden: now " + after->summary() +
+                    "; update records it");
+    } else if (after == nullptr) {
+      out.push_back("the golden records '" + before->summary() + "', which the suite no longer asks for; update removes it");
+    } else if (*before == *after) {
+      continue;
+    } else if (before->values != after->values) {
+      out.push_back("invariance over " + parameter + " is asked for other values: the golden records '" +
+                    before->summary() + "', now '" + after->summary() + "'");
+      lost = lost || (before->invariant && !after->invariant);
+    } else if (before->invariant && !after->invariant) {
+      lost = true;
+      out.push_back("no longer " + invariance_level(parameter) + ": " + after->explanation());
+    } else if (!before->invariant && after->invariant) {
+      out.push_back("now " + invariance_level(parameter) + " " + values_part(*after) +
+                    ", a change to review: the golden records " + before->explanation());
+    } else {
+      out.push_back("still not " + invariance_level(parameter) + ", with another counterexample: " + after->explanation() +
+                    " (the golden: " + before->explanation() + ")");
+    }
+  }
+  if (lost_out != nullptr) *lost_out = lost;
+  return out;
 }
 
 }  // namespace fprev

@@ -1,5 +1,4 @@
-// The invariance contracts of one suite case (Runner::check_case_invariance) and how their
-// verdicts compare with a golden's, apart from the runner so that what it does with them stays in
+// The invariance contracts of one suite case (Runner::check_case_invariance), apart from the runner so that what it does with them stays in
 // one place (as gate/alignment_case.hpp does for the placement case).
 #pragma once
 
@@ -18,12 +17,5 @@ namespace fprev::detail {
 // never a verdict.
 bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
                         const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result);
-
-// What differs between a golden's verdicts and those found now, one sentence each, in parameter
-// order: a lost level ("no longer batch-invariant: at m=1 element (0,0) ..."; sets `lost`), a
-// gained one ("now batch-invariant (m = 1, 64), a change to review: ..."), other values or another
-// counterexample, a contract the golden lacks or the suite no longer asks for.
-std::vector<std::string> invariance_changes(const std::vector<InvarianceResult>& recorded,
-                                            const std::vector<InvarianceResult>& now, bool& lost);
 
 }  // namespace fprev::detail

@@ -508,8 +508,7 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   const bool check_failed = result.status == CaseStatus::misbehaves || result.status == CaseStatus::over_budget;
   if (outcome == Outcome::revealed && !check_failed && check_case_invariance(suite, c, result) &&
       !missing && !result.golden->is_finding()) {
-    result.invariance_changes =
-        detail::invariance_changes(result.golden->invariance, result.invariance, result.invariance_lost);
+    result.invariance_changes = compare_invariance(result.golden->invariance, result.invariance, &result.invariance_lost);
     if (!result.invariance_changes.empty() && result.status == CaseStatus::passed) result.status = CaseStatus::differs;
   }
   sync_pending(result, result.status != CaseStatus::passed);
