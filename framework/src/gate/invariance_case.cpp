@@ -1,18 +1,9 @@
+// The invariance contracts of one suite case: variants made, checked and their failures named.
 #include "gate/invariance_case.hpp"
 
+#include "gate/case_failure.hpp"
 
 namespace fprev::detail {
-namespace {
-
-void fail_with(CaseResult& result, Finding finding, const std::string& message) {
-  result.status = CaseStatus::misbehaves;
-  Diagnostic d;
-  d.finding = finding;
-  d.message = message;
-  result.diagnostic = d;
-}
-
-}  // namespace
 
 bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
                         const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result) {
@@ -38,16 +29,16 @@ bool invariance_of_case(const Backend& backend, const BackendInstance& instance,
     result.status = CaseStatus::misbehaves;
     result.diagnostic = e.diagnostic();
   } catch (const BackendUnavailable& e) {  // a variant's setting this host or library cannot run
-    fail_with(result, Finding::unsupported, at + e.what());
+    fail_case(result, Finding::unsupported, at + e.what());
   } catch (const ConfigError& e) {
-    fail_with(result, Finding::unsupported, at + e.what());
+    fail_case(result, Finding::unsupported, at + e.what());
   } catch (const InvarianceError& e) {
-    fail_with(result, Finding::unsupported, at + e.what());
+    fail_case(result, Finding::unsupported, at + e.what());
   } catch (const TargetFault& e) {
-    fail_with(result, Finding::target_fault, at + e.what());
+    fail_case(result, Finding::target_fault, at + e.what());
     result.diagnostic->likely_cause = e.likely_cause();
   } catch (const TargetError& e) {
-    fail_with(result, Finding::target_error, at + e.what());
+    fail_case(result, Finding::target_error, at + e.what());
   }
   result.invariance.clear();
   result.invariance_stats.clear();

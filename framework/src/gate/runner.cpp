@@ -14,6 +14,7 @@
 #include "fprev/worker.hpp"
 #include "fprev/source_position.hpp"
 #include "gate/alignment_case.hpp"
+#include "gate/case_failure.hpp"
 #include "gate/invariance_case.hpp"
 #include "golden/golden_layout.hpp"
 #include "text/text_checks.hpp"
@@ -79,14 +80,7 @@ struct Runner::OpenInstance {
 
 namespace {
 
-// A case that cannot be revealed for a reason outside the engine's own findings.
-void fail_case(CaseResult& result, Finding finding, const std::string& message) {
-  result.status = CaseStatus::misbehaves;
-  Diagnostic d;
-  d.finding = finding;
-  d.message = message;
-  result.diagnostic = d;
-}
+using detail::fail_case;
 
 // A target whose probes no longer give a tree may still add in the golden's order with another
 // arithmetic (rounding toward zero breaks the masks of the all-one construction): the fingerprint

@@ -27,7 +27,7 @@ Suite tiny_suite(const std::string& use) {
   Suite suite;
   suite.name = "my suite";
   suite.backends.push_back({"inst", use, {}, 0, 0});
-  suite.cases.push_back({"dot-float32-n8", "inst", {}, "", 0, 0, std::nullopt, {}});
+  suite.cases.push_back({"dot-float32-n8", "inst", {}, "", 0, 0, std::nullopt, {}, {}});
   return suite;
 }
 
