@@ -142,4 +142,9 @@ if ! "$PY" -c "import jax" 2>/dev/null; then
   expect_in "pip install jax" jax.txt "a missing library is a skip that says what to install"
   expect_in "skipped" jax.txt "reported as skipped"
 fi
+# A gemv or gemm of a single output (m = 1: what an invariance check over m reveals) is a matrix op
+# with matrix buffers, not a dot product (it failed with "'Target' object has no attribute 'x'").
+"$FG" reveal --backend python --python "$PY" --op gemv --m 1 --n 8 >out.txt 2>&1
+expect_status 0 $? "numpy A @ x with one row reveals"
+expect_in "7)" out.txt "and gives a tree of the 8 products"
 finish python-function
