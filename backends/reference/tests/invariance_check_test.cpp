@@ -12,7 +12,7 @@
 namespace fprev {
 namespace {
 
-RevealOptions quick() { return ::fprev::testing::quick_reveal_options(); }
+RevealOptions quick_invariance_options() { return ::fprev::testing::quick_reveal_options(); }
 
 // Derived from the definition (reference.hpp), n = 8: the two halves of 4, each sequential.
 const char* const kSplit = "((((0 1) 2) 3) (((4 5) 6) 7))";
@@ -38,15 +38,15 @@ class GemvVariants : public ::testing::Test {
                          InvarianceStats* stats = nullptr, const std::string& parameter = "m") {
     const Params params = case_params(known);
     known_target_ = instance_->make_target(params);
-    known_map_ = reveal(*known_target_, quick()).map;
+    known_map_ = reveal(*known_target_, quick_invariance_options()).map;
     const std::string known_value = invariance_known_value(*backend_, *instance_, {}, params, parameter);
     variants_ = make_invariance_variants(*backend_, *instance_, {}, params, parameter, values, known_value);
-    return check_invariance(parameter, values, {known_value, known_target_.get(), &known_map_}, variants_, quick(),
+    return check_invariance(parameter, values, {known_value, known_target_.get(), &known_map_}, variants_, quick_invariance_options(),
                             stats);
   }
 
   // An independent reveal of the variant at m.
-  OrderMap revealed_at(const std::string& m) { return reveal(*instance_->make_target(case_params(m)), quick()).map; }
+  OrderMap revealed_at(const std::string& m) { return reveal(*instance_->make_target(case_params(m)), quick_invariance_options()).map; }
 
   BackendRegistry registry_;
   const Backend* backend_ = nullptr;
@@ -129,11 +129,11 @@ TEST_F(GemvVariants, MisbehavingVariantGivesADiagnosticNotAVerdict) {
   // The known case is sequential; at order=nondeterministic the variant has no order at all.
   const Params sum_params = resolve_params(instance_->case_params(), {{"order", "sequential"}, {"n", "8"}}, "test");
   const auto sum_target = instance_->make_target(sum_params);
-  const OrderMap sum_map = reveal(*sum_target, quick()).map;
+  const OrderMap sum_map = reveal(*sum_target, quick_invariance_options()).map;
   const std::vector<std::string> values{"sequential", "nondeterministic"};
   variants_ = make_invariance_variants(*backend_, *instance_, {}, sum_params, "order", values, "sequential");
   try {
-    check_invariance("order", values, {"sequential", sum_target.get(), &sum_map}, variants_, quick());
+    check_invariance("order", values, {"sequential", sum_target.get(), &sum_map}, variants_, quick_invariance_options());
     FAIL() << "a nondeterministic variant gave a verdict";
   } catch (const RevealFailure& e) {
     // Caught by the determinism check, or by probes no tree can answer: a diagnostic either way.
@@ -145,11 +145,11 @@ TEST_F(GemvVariants, MisbehavingVariantGivesADiagnosticNotAVerdict) {
 TEST_F(GemvVariants, RunsCompareFreshInstances) {
   const Params params = case_params("8");
   known_target_ = instance_->make_target(params);
-  known_map_ = reveal(*known_target_, quick()).map;
+  known_map_ = reveal(*known_target_, quick_invariance_options()).map;
   const std::vector<std::string> values = run_values(3);
   variants_ = make_invariance_variants(*backend_, *instance_, {}, params, "runs", values, "1");
   ASSERT_EQ(variants_.size(), 2u);
-  const InvarianceResult r = check_invariance("runs", values, {"1", known_target_.get(), &known_map_}, variants_, quick());
+  const InvarianceResult r = check_invariance("runs", values, {"1", known_target_.get(), &known_map_}, variants_, quick_invariance_options());
   EXPECT_TRUE(r.invariant);
   EXPECT_EQ(r.summary(), "run-to-run (3 runs)");
 }

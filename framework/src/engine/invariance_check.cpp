@@ -33,7 +33,7 @@ bool holds_grid(const OutputGrid& outer, const OutputGrid& inner) {
   return outer.rows >= inner.rows && outer.columns >= inner.columns;
 }
 
-[[noreturn]] void rethrow_at(const RevealFailure& e, const std::string& parameter, const std::string& value) {
+[[noreturn]] void rethrow_for_variant(const RevealFailure& e, const std::string& parameter, const std::string& value) {
   Diagnostic d = e.diagnostic();
   d.message = "at " + parameter + "=" + value + " (invariance check over " + parameter + "): " + d.message;
   throw RevealFailure(std::move(d));
@@ -170,7 +170,7 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
     try {
       ref.revealed = reveal(counted, options_for(ref)).map;
     } catch (const RevealFailure& e) {
-      rethrow_at(e, parameter, ref.value);
+      rethrow_for_variant(e, parameter, ref.value);
     }
     ref.map = &ref.revealed;
   }
@@ -190,14 +190,14 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
       confirm(counted, expected, options_for(p));
       continue;
     } catch (const RevealFailure& e) {
-      if (e.diagnostic().finding != Finding::verification_failed) rethrow_at(e, parameter, p.value);
+      if (e.diagnostic().finding != Finding::verification_failed) rethrow_for_variant(e, parameter, p.value);
       ++stats.proofs_failed;
     }
     ++stats.reveals;
     try {
       p.revealed = reveal(counted, options_for(p)).map;
     } catch (const RevealFailure& e) {
-      rethrow_at(e, parameter, p.value);
+      rethrow_for_variant(e, parameter, p.value);
     }
     result.counterexample = first_difference(*ref.map, ref.value, p.revealed, p.value);
     if (!result.counterexample) {

@@ -19,7 +19,7 @@ std::string values_part(const InvarianceResult& r) {
 bool is_runs(std::string_view parameter) { return parameter == kRunsParameter; }
 
 // "at m=1" or, for runs, "in run 2".
-std::string where(std::string_view parameter, std::string_view value) {
+std::string where_text(std::string_view parameter, std::string_view value) {
   return is_runs(parameter) ? "in run " + std::string(value) : "at " + std::string(parameter) + "=" + std::string(value);
 }
 
@@ -30,7 +30,7 @@ std::string values_text(const InvarianceResult& r) {
   return out;
 }
 
-std::optional<std::size_t> parse_index(std::string_view text) {
+std::optional<std::size_t> parse_count(std::string_view text) {
   if (text.empty() || text.size() > 9 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
   std::size_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -39,7 +39,7 @@ std::optional<std::size_t> parse_index(std::string_view text) {
 }
 
 // Takes `prefix` off the front of `text`; false when it is not there.
-bool take(std::string_view& text, std::string_view prefix) {
+bool take_prefix(std::string_view& text, std::string_view prefix) {
   if (!text.starts_with(prefix)) return false;
   text.remove_prefix(prefix.size());
   return true;
@@ -69,7 +69,7 @@ std::string invariance_values_problem(std::string_view parameter, const std::vec
   if (!valid_invariance_word(parameter))
     return "invariance over '" + std::string(parameter) + "': a parameter name is letters, digits and _ . + -";
   if (is_runs(parameter)) {
-    const auto runs = values.size() == 1 ? parse_index(values[0]) : std::nullopt;
+    const auto runs = values.size() == 1 ? parse_count(values[0]) : std::nullopt;
     if (!runs || *runs < 2 || *runs > 1000) return "runs takes one count of fresh runs, 2 to 1000";
     return {};
   }
@@ -91,10 +91,10 @@ std::string InvarianceResult::verdict_text() const {
 std::string InvarianceResult::explanation() const {
   if (invariant || !counterexample) return {};
   const InvarianceCounterexample& c = *counterexample;
-  std::string out = where(parameter, c.value);
+  std::string out = where_text(parameter, c.value);
   out += c.single_output ? " the output" : " element (" + std::to_string(c.row) + "," + std::to_string(c.column) + ")";
   out += kAnotherOrder;
-  out += where(parameter, c.base_value);
+  out += where_text(parameter, c.base_value);
   return out;
 }
 
@@ -117,24 +117,24 @@ std::optional<InvarianceResult> parse_invariance_summary(std::string_view parame
   const std::string level = invariance_level(parameter);
   const std::string subject = is_runs(parameter) ? "<N> runs" : std::string(parameter) + " = <v1>, <v2>, ...";
   error = "expected '" + level + " (" + subject + ")' or 'not " + level + " (" + subject + "): " +
-          where(parameter, "<v>") + " element (<row>,<column>)" + std::string(kAnotherOrder) + where(parameter, "<w>") +
+          where_text(parameter, "<v>") + " element (<row>,<column>)" + std::string(kAnotherOrder) + where_text(parameter, "<w>") +
           "' (or 'the output' for a target of one output)";
   InvarianceResult result;
   result.parameter = std::string(parameter);
   std::string_view rest = text;
-  result.invariant = !take(rest, "not ");
-  if (!take(rest, level) || !take(rest, " (")) return std::nullopt;
+  result.invariant = !take_prefix(rest, "not ");
+  if (!take_prefix(rest, level) || !take_prefix(rest, " (")) return std::nullopt;
   const std::size_t close = rest.find(')');
   if (close == std::string_view::npos) return std::nullopt;
   std::string_view list = rest.substr(0, close);
   rest.remove_prefix(close + 1);
   if (is_runs(parameter)) {
     if (!list.ends_with(" runs")) return std::nullopt;
-    const auto runs = parse_index(list.substr(0, list.size() - 5));
+    const auto runs = parse_count(list.substr(0, list.size() - 5));
     if (!runs || *runs < 2 || *runs > 1000) return std::nullopt;
     for (std::size_t k = 1; k <= *runs; ++k) result.values.push_back(std::to_string(k));
   } else {
-    if (!take(list, std::string(parameter) + " = ")) return std::nullopt;
+    if (!take_prefix(list, std::string(parameter) + " = ")) return std::nullopt;
     while (true) {
       const std::size_t comma = list.find(", ");
       const std::string_view value = list.substr(0, comma);
@@ -148,26 +148,26 @@ std::optional<InvarianceResult> parse_invariance_summary(std::string_view parame
   if (!result.invariant) {
     InvarianceCounterexample c;
     const std::string at = is_runs(parameter) ? "in run " : "at " + std::string(parameter) + "=";
-    if (!take(rest, ": ") || !take(rest, at)) return std::nullopt;
+    if (!take_prefix(rest, ": ") || !take_prefix(rest, at)) return std::nullopt;
     const std::size_t space = rest.find(' ');
     if (space == std::string_view::npos) return std::nullopt;
     c.value = std::string(rest.substr(0, space));
     rest.remove_prefix(space);
-    if (take(rest, " the output")) {
+    if (take_prefix(rest, " the output")) {
       c.single_output = true;
     } else {
-      if (!take(rest, " element (")) return std::nullopt;
+      if (!take_prefix(rest, " element (")) return std::nullopt;
       const std::size_t comma = rest.find(',');
       const std::size_t end = rest.find(')');
       if (comma == std::string_view::npos || end == std::string_view::npos || end < comma) return std::nullopt;
-      const auto row = parse_index(rest.substr(0, comma));
-      const auto column = parse_index(rest.substr(comma + 1, end - comma - 1));
+      const auto row = parse_count(rest.substr(0, comma));
+      const auto column = parse_count(rest.substr(comma + 1, end - comma - 1));
       if (!row || !column) return std::nullopt;
       c.row = *row;
       c.column = *column;
       rest.remove_prefix(end + 1);
     }
-    if (!take(rest, kAnotherOrder) || !take(rest, at)) return std::nullopt;
+    if (!take_prefix(rest, kAnotherOrder) || !take_prefix(rest, at)) return std::nullopt;
     c.base_value = std::string(rest);
     rest = {};
     result.counterexample = c;

@@ -5,7 +5,7 @@
 namespace fprev {
 namespace {
 
-bool declares(const std::vector<ParamSpec>& specs, const std::string& name) {
+bool declares_param(const std::vector<ParamSpec>& specs, const std::string& name) {
   for (const ParamSpec& s : specs)
     if (s.name == name) return true;
   return false;
@@ -44,9 +44,9 @@ InvarianceParameterKind invariance_parameter_kind(const Backend& backend, const 
                                                   const std::string& parameter) {
   if (parameter == kRunsParameter) return InvarianceParameterKind::runs;
   const std::vector<ParamSpec> case_specs = instance.case_params();
-  if (declares(case_specs, parameter)) return InvarianceParameterKind::case_parameter;
+  if (declares_param(case_specs, parameter)) return InvarianceParameterKind::case_parameter;
   const std::vector<ParamSpec> setting_specs = backend.instance_params();
-  if (declares(setting_specs, parameter)) return InvarianceParameterKind::setting;
+  if (declares_param(setting_specs, parameter)) return InvarianceParameterKind::setting;
   std::vector<std::string> allowed{std::string(kRunsParameter)};
   for (const ParamSpec& s : case_specs) allowed.push_back(s.name);
   for (const ParamSpec& s : setting_specs) allowed.push_back(s.name);
