@@ -437,6 +437,12 @@ CLI::App* add_reveal(CLI::App& app, RevealCommandOptions& o) {
       ->type_name("FORMAT")
       ->group(kOutputGroup);
   c->add_flag("--json", o.json, "the same as --format json (docs/json.md)")->group(kOutputGroup)->excludes("--format");
+  c->add_option("--invariant", o.invariant,
+                "PARAM=V1,V2,...: is the order the same at every value of PARAM (a case parameter such as m, or "
+                "a setting such as threads), element by element over the outputs both have? runs=N: in N fresh "
+                "instances (worker processes). Repeatable (docs/invariance.md)")
+      ->type_name("PARAM=VALUES")
+      ->allow_extra_args(false);
   add_engine_options(*c, o.engine, false);
   c->footer(
       "backend settings (--library, --threads, --arch, ...) and case parameters (--op, --dtype, --n,\n"

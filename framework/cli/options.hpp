@@ -117,6 +117,8 @@ struct RevealCommandOptions {
   // the backend (backend_options.hpp).
   std::vector<std::string> backend_arguments;
   bool help = false;
+  // --invariant PARAM=V1,V2,... (repeatable; runs=N): invariance contracts (fprev/invariance.hpp)
+  std::vector<std::string> invariant;
 };
 
 struct ShowOptions {

@@ -60,6 +60,10 @@ std::string change_text(const PendingFile& file, const GoldenNow& now, const Gol
     if (golden.is_single_tree() && pending.is_single_tree()) return "the summation tree changed: " + summary;
     return "the order map changed: " + summary;
   }
+  if (const std::string alignment = alignment_change(golden, pending); !alignment.empty())
+    return "the order's dependence on where the data lies changed: " + alignment;
+  if (const std::vector<std::string> invariance = invariance_change(golden, pending); !invariance.empty())
+    return "the invariance verdicts changed: " + invariance.front();
   const auto change = compare_result_fingerprints(golden, pending);
   if (!change) return "the golden has no arithmetic fingerprint: accepting adds one";
   return "the arithmetic changed under the same summation tree: " + change->summary();
@@ -161,6 +165,11 @@ void ReviewSession::show(const PendingFile& file, const Golden& pending, std::si
       labels.old_name = "golden";
       labels.new_name = "pending";
       print_indented(out_, render_result_diff(*now.golden, pending, labels));
+    } else if (const std::vector<std::string> invariance = invariance_change(*now.golden, pending);
+               !invariance.empty() || !alignment_change(*now.golden, pending).empty()) {
+      if (const std::string alignment = alignment_change(*now.golden, pending); !alignment.empty())
+        out_ << "  " << alignment << "\n";
+      for (const std::string& line : invariance) out_ << "  invariance: " << line << "\n";
     } else if (const auto change = compare_result_fingerprints(*now.golden, pending)) {
       out_ << "  tree unchanged; arithmetic: " << change->summary() << "\n";
     }

@@ -284,6 +284,31 @@ if "$FG" reveal --backend blas --help >/dev/null 2>&1 && grep -qw avx /proc/cpui
 else
   echo "  (skipped: reveal --json of an order map needs the blas backend and an AVX CPU)"
 fi
+# Invariance contracts (docs/invariance.md): the reference gemv splits K in two halves at m <= 4,
+# so row 0 adds in another order at m = 1 than at m = 16 (ground truth by construction); m = 5, 8
+# and 16 are on the same side of the split.
+json_ok reveal 0 "reveal --invariant: not batch-invariant, with the counterexample" \
+  invariance/0/parameter=m invariance/0/level=batch-invariant invariance/0/invariant=false \
+  'invariance/0/values=["1", "2", "16"]' invariance/0/counterexample/value='"1"' \
+  invariance/0/counterexample/base_value='"16"' invariance/0/counterexample/row=0 invariance/0/counterexample/column=0 \
+  invariance/0/counterexample/variant_subtree='((((0 1) 2) 3) (((4 5) 6) 7))' \
+  invariance/0/counterexample/base_subtree='(((((((0 1) 2) 3) 4) 5) 6) 7)' \
+  invariance/1/invariant=true 'invariance/1/values=["5", "8", "16"]' invariance_stats/1/reveals=0 \
+  invariance/2/parameter=runs invariance/2/level=run-to-run invariance/2/invariant=true \
+  -- reveal --backend reference --op gemv --order sequential --n 8 --m 16 --split_k_max_m 4 \
+  --invariant m=1,2,16 --invariant m=5,8 --invariant runs=2 --json
+run 0 "reveal --invariant prints the verdict" -- "$FG" reveal --backend reference --op gemv --order sequential --n 8 \
+  --m 16 --split_k_max_m 4 --invariant m=1,16 --format text
+expect_in "at m=1 element (0,0) adds its summands in another order than at m=16" out.txt \
+  "the text names the values and the element"
+run 2 "reveal --invariant over a parameter that changes the summands" -- \
+  "$FG" reveal --backend reference --order sequential --n 8 --invariant n=8,16
+expect_in "changes the number of summands" out.txt "and says why it cannot be compared"
+run 2 "reveal --invariant over an unknown parameter" -- "$FG" reveal --backend reference --order sequential --n 8 --invariant batch=1,2
+expect_in "allowed values: runs, op, order" out.txt "names the parameters it can vary"
+json_ok reveal 1 "reveal --invariant with a variant that misbehaves: a diagnostic, no verdict" \
+  diagnostic/finding=@string tree=null -- reveal --backend reference --order sequential --n 8 \
+  --invariant order=sequential,nondeterministic --json
 json_ok reveal 1 "reveal --format json of a misbehaving target" tree=null diagnostic/finding=nondeterministic \
   diagnostic/variability/runs=@number -- reveal --backend reference --order nondeterministic --n 8 --format json
 json_ok reveal 1 "reveal --json of a NaN-producing target" diagnostic/finding=non_finite_output \

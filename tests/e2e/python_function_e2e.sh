@@ -225,4 +225,9 @@ sed -i 's/    library: numpy/    library: numpy\n    function: mysums.py:total/'
 expect_status 2 $? "a function given as a file path is a configuration error"
 expect_in "two.yaml:7:" two-file.txt "named at its line"
 expect_in "mysums:total" two-file.txt "with the module form to write"
+# A gemv or gemm of a single output (m = 1: what an invariance check over m reveals) is a matrix op
+# with matrix buffers, not a dot product (it failed with "'Target' object has no attribute 'x'").
+"$FG" reveal --backend python --python "$PY" --op gemv --m 1 --n 8 >out.txt 2>&1
+expect_status 0 $? "numpy A @ x with one row reveals"
+expect_in "7)" out.txt "and gives a tree of the 8 products"
 finish python-function

@@ -650,7 +650,7 @@ class Target:
         backgrounds = shm.section(np, sections, "backgrounds", "<u8").reshape(-1, 4).astype(np.int64)
         active = shm.section(np, sections, "active", "<u4")
         outputs = shm.section(np, sections, "outputs", "<f8")
-        grid = self.grid != (1, 1)
+        grid = self.op in ("gemv", "gemm")  # a matrix op, also of one output (m = 1): its own buffers
         if grid and (values[3] != values[1] or values[5] != values[1]):
             raise Failure("target_error", "the probe values have per-leaf right-hand factors; a shared operand needs one")
         first, out_at, done = 0, 0, 0
@@ -696,7 +696,7 @@ class Target:
             for rows, a_begin, b_begin, b_count in calls.tolist():
                 inputs = a[a_begin:a_begin + rows * n].reshape(rows, n)
                 factors = b[b_begin:b_begin + b_count] if b_count else None
-                if self.grid != (1, 1):
+                if self.op in ("gemv", "gemm"):
                     self.shared_value = None
                     other = self.op_b if placement == "rows" else self.op_a
                     if factors is None:

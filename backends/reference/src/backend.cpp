@@ -39,6 +39,8 @@ ReferenceSpec spec_from_params(const Params& params) {
   spec.block = static_cast<std::size_t>(param_int(params, "block"));
   spec.width = static_cast<std::size_t>(param_int(params, "width"));
   spec.seed = static_cast<std::uint64_t>(param_int(params, "seed"));
+  spec.m = static_cast<std::size_t>(param_int(params, "m"));
+  spec.split_k_max_m = static_cast<std::size_t>(param_int(params, "split_k_max_m"));
   return spec;
 }
 
@@ -57,7 +59,8 @@ class ReferenceInstance final : public BackendInstance {
 
   std::vector<ParamSpec> case_params() const override {
     return {
-        choice_param("op", {"sum", "dot"}, "sum of x, or dot product of x and y").defaults_to("sum"),
+        choice_param("op", {"sum", "dot", "gemv"}, "sum of x, dot product of x and y, or y = A x (m rows)")
+            .defaults_to("sum"),
         choice_param("order", order_choices(), "the accumulation order of the kernel").require(),
         choice_param("dtype", {"float32", "float64"}, "input format").defaults_to("float32"),
         // No default: an absent output means "the same as dtype", resolved in spec_from_params.
@@ -73,6 +76,10 @@ class ReferenceInstance final : public BackendInstance {
                       "terms of a fused node (fused order)")
             .defaults_to("5"),
         integer_param("seed", 0, INT64_MAX, "seed of the random_tree order").defaults_to("1"),
+        integer_param("m", 1, 4096, "gemv: rows of A").defaults_to("1"),
+        integer_param("split_k_max_m", 0, 4096,
+                      "gemv: K is split in two halves when m <= this (a batch-dependent order; 0: never)")
+            .defaults_to("0"),
     };
   }
 

@@ -35,8 +35,10 @@ class ReferenceTarget final : public Target {
   using Acc = typename Arith::Acc;
 
   ReferenceTarget(const ReferenceSpec& spec, Arith arithmetic)
-      : spec_(spec), arith_(arithmetic), output_(output_format(spec)), vectors_(spec.n) {
+      : spec_(spec), split_(spec.splits_k() ? spec.n / 2 : 0), arith_(arithmetic), output_(output_format(spec)),
+        vectors_(spec.n) {
     info_.description = describe(spec);
+    if (spec.op == "gemv") info_.grid = {spec.m, 1};
     info_.n = spec.n;
     info_.traits = reference_traits(spec);
     info_.max_batch = 1;
@@ -69,10 +71,11 @@ class ReferenceTarget final : public Target {
 
   const TargetInfo& info() const override { return info_; }
 
+  // A single-output target evaluates one output per probe; gemv (a grid of m x 1) puts probe p on
+  // row p and leaves the rows without a probe at 0 (their outputs are ignored).
   void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    if (outputs.size() != batch.probes.size())
-      throw TargetError("reference target: " + std::to_string(outputs.size()) + " outputs for " +
-                        std::to_string(batch.probes.size()) + " probes");
+    check_outputs(batch.probes.size(), outputs.size(), "probes");
+    std::fill(outputs.begin(), outputs.end(), 0.0);
     for (std::size_t p = 0; p < batch.probes.size(); ++p) {
       vectors_.load(batch, p);
       outputs[p] = run();
@@ -80,11 +83,11 @@ class ReferenceTarget final : public Target {
   }
 
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    if (outputs.size() != batch.rows || batch.a.size() < batch.rows * spec_.n ||
-        (kProduct && batch.b.size() != spec_.n && !batch.b.empty()))
+    check_outputs(batch.rows, outputs.size(), "value rows");
+    if (batch.a.size() < batch.rows * spec_.n || (kProduct && batch.b.size() != spec_.n && !batch.b.empty()))
       throw TargetError("reference target: value batch of " + std::to_string(batch.rows) +
-                        " rows does not match n=" + std::to_string(spec_.n) + " and " +
-                        std::to_string(outputs.size()) + " outputs");
+                        " rows does not match n=" + std::to_string(spec_.n));
+    std::fill(outputs.begin(), outputs.end(), 0.0);
     for (std::size_t row = 0; row < batch.rows; ++row) {
       vectors_.load(batch, row);
       outputs[row] = run();
@@ -92,65 +95,61 @@ class ReferenceTarget final : public Target {
   }
 
  private:
+  void check_outputs(std::size_t inputs, std::size_t outputs, const char* what) const {
+    const bool ok = info_.is_grid() ? outputs == info_.grid.size() && inputs <= info_.grid.rows : outputs == inputs;
+    if (!ok)
+      throw TargetError("reference target: " + std::to_string(outputs) + " outputs for " + std::to_string(inputs) +
+                        " " + what + " (" + info_.description + ")");
+  }
+
   double run() {
     if constexpr (kProduct) {
-      return dispatch(ProductSummands<T>{vectors_.a(), vectors_.b()});
+      return dispatch(ProductSummands<T>{vectors_.a(), vectors_.b()},
+                      ProductSummands<T>{vectors_.a() + split_, vectors_.b() + split_});
     } else {
-      return dispatch(PlainSummands<T>{vectors_.a()});
+      return dispatch(PlainSummands<T>{vectors_.a()}, PlainSummands<T>{vectors_.a() + split_});
     }
+  }
+
+  // `upper` is the source shifted to the second half of a split K (unused without a split).
+  template <class S>
+  double dispatch(const S& s, const S& upper) {
+    if (spec_.order == Order::exact) {
+      exact_.clear();
+      for (std::size_t k = 0; k < spec_.n; ++k) exact_.add(static_cast<double>(s(k)));
+      return exact_.round(output_);
+    }
+    if (split_ == 0) return to_output(static_cast<double>(accumulate(s, spec_.n)), output_);
+    const Acc lower_sum = accumulate(s, split_);
+    const Acc upper_sum = accumulate(upper, spec_.n - split_);
+    return to_output(static_cast<double>(arith_.add(lower_sum, upper_sum)), output_);
   }
 
   template <class S>
-  double dispatch(const S& s) {
-    const std::size_t n = spec_.n;
-    Acc acc{};
+  Acc accumulate(const S& s, std::size_t n) {
     switch (spec_.order) {
-      case Order::sequential:
-        acc = detail::sum_sequential(s, n, arith_);
-        break;
-      case Order::reverse:
-        acc = detail::sum_reverse(s, n, arith_);
-        break;
-      case Order::pairwise:
-        acc = detail::sum_pairwise(s, 0, n, arith_);
-        break;
-      case Order::strided_pairwise:
-        acc = detail::sum_strided_pairwise(s, n, spec_.lanes, arith_, accs_.data());
-        break;
-      case Order::strided_sequential:
-        acc = detail::sum_strided_sequential(s, n, spec_.lanes, arith_, accs_.data());
-        break;
-      case Order::blocked:
-        acc = detail::sum_blocked(s, n, spec_.block, arith_);
-        break;
-      case Order::fused:
-        acc = detail::sum_fused(s, n, spec_.width, arith_);
-        break;
-      case Order::random_tree:
-        acc = detail::sum_merges(s, n, merges_, arith_, accs_.data());
-        break;
+      case Order::sequential: return detail::sum_sequential(s, n, arith_);
+      case Order::reverse: return detail::sum_reverse(s, n, arith_);
+      case Order::pairwise: return detail::sum_pairwise(s, 0, n, arith_);
+      case Order::strided_pairwise: return detail::sum_strided_pairwise(s, n, spec_.lanes, arith_, accs_.data());
+      case Order::strided_sequential: return detail::sum_strided_sequential(s, n, spec_.lanes, arith_, accs_.data());
+      case Order::blocked: return detail::sum_blocked(s, n, spec_.block, arith_);
+      case Order::fused: return detail::sum_fused(s, n, spec_.width, arith_);
+      case Order::random_tree: return detail::sum_merges(s, n, merges_, arith_, accs_.data());
       case Order::aligned_peel:
-        acc = detail::sum_aligned_peel(s, n, spec_.lanes, vectors_.offset(), arith_, accs_.data());
-        break;
+        return detail::sum_aligned_peel(s, n, spec_.lanes, vectors_.offset(), arith_, accs_.data());
       case Order::nondeterministic:
         std::shuffle(permutation_.begin(), permutation_.end(), shuffler_);
-        acc = detail::sum_permuted(s, permutation_, arith_);
-        break;
-      case Order::sorted_magnitude:
-        acc = detail::sum_sorted_magnitude(s, n, arith_, sorted_.data());
-        break;
-      case Order::exact:
-        exact_.clear();
-        for (std::size_t k = 0; k < n; ++k) exact_.add(static_cast<double>(s(k)));
-        return exact_.round(output_);
-      case Order::nan:
-        acc = detail::sum_nan(s, n, arith_, nan_threshold_);
-        break;
+        return detail::sum_permuted(s, permutation_, arith_);
+      case Order::sorted_magnitude: return detail::sum_sorted_magnitude(s, n, arith_, sorted_.data());
+      case Order::nan: return detail::sum_nan(s, n, arith_, nan_threshold_);
+      case Order::exact: break;  // dispatch() handles it
     }
-    return to_output(static_cast<double>(acc), output_);
+    return Acc{};
   }
 
   ReferenceSpec spec_;
+  std::size_t split_ = 0;  // gemv with a split K: the first half's length n/2; 0: no split
   Arith arith_;
   Format output_;
   TargetInfo info_;
@@ -166,7 +165,7 @@ class ReferenceTarget final : public Target {
 
 template <class T, class Arith>
 std::unique_ptr<Target> make_with(const ReferenceSpec& spec, Arith arithmetic) {
-  if (spec.op == "dot") return std::make_unique<ReferenceTarget<T, Arith, true>>(spec, arithmetic);
+  if (spec.op == "dot" || spec.op == "gemv") return std::make_unique<ReferenceTarget<T, Arith, true>>(spec, arithmetic);
   return std::make_unique<ReferenceTarget<T, Arith, false>>(spec, arithmetic);
 }
 

@@ -23,7 +23,9 @@ NumericTraits reference_traits(const ReferenceSpec& spec) {
   traits.input = spec.dtype;
   traits.accumulator = accumulator_format(spec);
   traits.output = output_format(spec);
-  traits.summand = spec.op == "dot" ? SummandKind::product : SummandKind::plain;
+  traits.summand = spec.op == "dot"    ? SummandKind::product
+                   : spec.op == "gemv" ? SummandKind::product_shared_rhs
+                                       : SummandKind::plain;
   traits.max_fused_width = spec.order == Order::fused ? spec.width : 2;
   traits.fused_extra_bits = 0;
   // Fused nodes follow fprev::simulate_sum's model (alignment, truncation, one rounding). Not
@@ -57,13 +59,28 @@ std::string describe(const ReferenceSpec& spec) {
   }
   if (output_format(spec) != spec.dtype)
     out += ", output " + std::string(fprev::to_string(output_format(spec)));
+  if (spec.op == "gemv") {
+    out += ", m=" + std::to_string(spec.m);
+    if (spec.splits_k()) out += ", K split in two halves (m <= " + std::to_string(spec.split_k_max_m) + ")";
+  }
   return out;
 }
 
 void validate_spec(const ReferenceSpec& spec) {
   const std::string where = "reference backend: ";
-  if (spec.op != "sum" && spec.op != "dot")
-    throw ConfigError("op", where + "unknown op '" + spec.op + "'; allowed values: sum, dot");
+  if (spec.op != "sum" && spec.op != "dot" && spec.op != "gemv")
+    throw ConfigError("op", where + "unknown op '" + spec.op + "'; allowed values: sum, dot, gemv");
+  if (spec.op != "gemv" && (spec.m != 1 || spec.split_k_max_m != 0))
+    throw ConfigError(spec.m != 1 ? "m" : "split_k_max_m", where + "m and split_k_max_m apply to op gemv only");
+  if (spec.m < 1 || spec.m > 4096)
+    throw ConfigError("m", where + "m must be between 1 and 4096, got " + std::to_string(spec.m));
+  // A split half runs the order's kernel on its own summands: only orders without per-call state
+  // or address dependence (the misbehaving ones, aligned_peel and random_tree keep their own).
+  if (spec.splits_k() && spec.order != Order::sequential && spec.order != Order::reverse &&
+      spec.order != Order::pairwise && spec.order != Order::strided_pairwise &&
+      spec.order != Order::strided_sequential && spec.order != Order::blocked)
+    throw ConfigError("order", where + "a gemv whose K is split (m <= split_k_max_m) takes the orders sequential, "
+                                       "reverse, pairwise, strided_pairwise, strided_sequential, blocked");
   if (to_string(spec.order) == "unknown")
     throw ConfigError("order", where + "unknown order; allowed values: " + order_names());
   if (spec.dtype != Format::float32 && spec.dtype != Format::float64)

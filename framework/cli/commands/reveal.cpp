@@ -11,6 +11,7 @@
 #include "engine_options.hpp"
 #include "fprev/backend_module.hpp"
 #include "fprev/alignment.hpp"
+#include "fprev/invariance.hpp"
 #include "fprev/probe_streams.hpp"
 #include "fprev/fingerprint.hpp"
 #include "fprev/reveal.hpp"
@@ -121,13 +122,81 @@ void print_alignment_text(std::ostream& out, const AlignmentResult& alignment, c
   }
 }
 
+// One `--invariant PARAM=V1,V2,...` (or runs=N): the parameter and its values. UsageError for
+// anything else.
+std::pair<std::string, std::vector<std::string>> parse_invariant_request(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    throw UsageError("--invariant '" + text + "': expected PARAM=V1,V2,... (e.g. m=1,8,64) or runs=N");
+  std::string parameter = text.substr(0, equals);
+  std::vector<std::string> values;
+  std::size_t from = equals + 1;
+  while (true) {
+    const std::size_t comma = text.find(',', from);
+    values.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  if (const std::string problem = invariance_values_problem(parameter, values); !problem.empty())
+    throw UsageError("--invariant '" + text + "': " + problem);
+  if (parameter == kRunsParameter) values = run_values(std::stoul(values[0]));
+  return {std::move(parameter), std::move(values)};
+}
+
+struct InvarianceRun {
+  std::vector<InvarianceResult> results;
+  std::vector<InvarianceStats> stats;
+};
+
+// Every --invariant of the command against the order revealed (fprev/invariance.hpp).
+InvarianceRun check_requested_invariance(const RevealCommandOptions& options, const Backend& backend,
+                                         const OpenedTarget& opened, Target& target, const OrderMap& map,
+                                         const RevealOptions& reveal_options) {
+  InvarianceRun run;
+  for (const std::string& request : options.invariant) {
+    const auto [parameter, values] = parse_invariant_request(request);
+    std::string known;
+    std::vector<InvarianceVariant> variants;
+    try {
+      known = invariance_known_value(backend, *opened.instance, opened.settings, opened.case_params, parameter);
+      variants = make_invariance_variants(backend, *opened.instance, opened.settings, opened.case_params, parameter,
+                                          values, known);
+    } catch (const ConfigError& e) {
+      throw UsageError("--invariant " + request + ": " + e.what());
+    }
+    InvarianceStats stats;
+    try {
+      run.results.push_back(check_invariance(parameter, values, {known, &target, &map}, variants, reveal_options, &stats));
+    } catch (const InvarianceError& e) {
+      throw UsageError("--invariant " + request + ": " + e.what());
+    }
+    run.stats.push_back(stats);
+  }
+  return run;
+}
+
+void print_invariance_text(std::ostream& out, const InvarianceRun& run) {
+  for (std::size_t k = 0; k < run.results.size(); ++k) {
+    const InvarianceResult& r = run.results[k];
+    const InvarianceStats& s = run.stats[k];
+    const std::string summary = r.summary();
+    out << "invariance:    " << summary.substr(0, summary.find(')') + 1) << "; " << s.proofs << " proofs (" << s.proofs_failed << " failed), " << s.reveals << " reveals, " << s.probes
+        << " probes, " << std::fixed << std::setprecision(6) << s.seconds << " s\n";
+    if (!r.counterexample) continue;
+    out << "  " << r.explanation() << "\n";
+    std::istringstream lines(r.difference_text());
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+  }
+}
+
 // docs/json.md, "reveal": the tree, or the diagnostic of a target that misbehaves.
 Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const TargetInfo& info,
                     const RevealOptions& options, const RevealResult* result,
                     const Diagnostic* diagnostic, const std::vector<Fingerprint>& fingerprints = {},
                     const std::optional<AlignmentResult>& alignment = std::nullopt,
                     const AlignmentStats* alignment_stats = nullptr,
-                    const FingerprintStats* fingerprint_stats = nullptr) {
+                    const FingerprintStats* fingerprint_stats = nullptr,
+                    const InvarianceRun* invariance = nullptr) {
   Json document = json_document("reveal");
   document["backend"] = std::string(backend.name());
   document["settings"] = params_to_json(opened.settings);
@@ -155,6 +224,12 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
       result ? target_calls_to_json(count_target_calls(result->stats, alignment ? alignment_stats : nullptr,
                                                        fingerprint_stats))
              : Json(nullptr);
+  // Invariance verdicts, one per --invariant (empty without): docs/invariance.md.
+  document["invariance"] = invariance_to_json(invariance ? invariance->results : std::vector<InvarianceResult>{});
+  Json invariance_stats = Json::array();
+  if (invariance)
+    for (const InvarianceStats& s : invariance->stats) invariance_stats.push_back(invariance_stats_to_json(s));
+  document["invariance_stats"] = std::move(invariance_stats);
   return document;
 }
 
@@ -206,15 +281,19 @@ int run_reveal(const RevealCommandOptions& options) {
     if (!options.engine.no_alignment_check)
       alignment = check_alignment(*target, result.map, reveal_options, &alignment_stats);
     const bool dependent = alignment && alignment->verdict == AlignmentVerdict::dependent;
+    // Invariance contracts (fprev/invariance.hpp): the order at every other value, by proofs of this one.
+    const InvarianceRun invariance =
+        check_requested_invariance(options, *backend, opened, *target, result.map, reveal_options);
     if (format == "json") {
       FingerprintStats fingerprint_stats;
       const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &fingerprint_stats);
       write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
                                            nullptr, fingerprints, alignment, &alignment_stats,
-                                           &fingerprint_stats));
+                                           &fingerprint_stats, &invariance));
     } else if (format == "text") {
       print_text(std::cout, target->info(), result);
       if (alignment) print_alignment_text(std::cout, *alignment, alignment_stats);
+      print_invariance_text(std::cout, invariance);
       FingerprintStats stats;
       const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &stats);
       for (std::size_t k = 0; k < fingerprints.size(); ++k) {
@@ -234,6 +313,8 @@ int run_reveal(const RevealCommandOptions& options) {
         std::cout << to_sexpr(c.tree) << "\n";
       }
     }
+    if (format == "sexpr")  // the verdicts after the order, one a line
+      for (const InvarianceResult& r : invariance.results) std::cout << r.summary() << "\n";
     return kExitOk;
   } catch (const RevealFailure& e) {
     if (format == "json")

@@ -19,6 +19,8 @@ constexpr const char* kMapChanged = "the order map changed";
 constexpr const char* kFindingChanged = "the recorded finding changed";
 constexpr const char* kArithmeticChanged = "the arithmetic changed under the same summation tree";
 constexpr const char* kAlignmentChanged = "the order's dependence on where the data lies changed";
+constexpr const char* kInvarianceLost = "a recorded invariance was lost";
+constexpr const char* kInvarianceChanged = "the invariance verdicts changed";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kGoldenUnwritable = "the golden file could not be written";
@@ -41,6 +43,19 @@ bool alignment_only(const CaseResult& r) {
          same_orders(*r.golden, *golden_of(r, "-"));
 }
 
+// The order, fingerprint and alignment are the golden's; only invariance verdicts changed.
+bool invariance_only(const CaseResult& r) {
+  return r.status == CaseStatus::differs && !r.invariance_changes.empty() && !r.alignment_differs &&
+         !fingerprint_changed(r) && r.golden && same_orders(*r.golden, *golden_of(r, "-"));
+}
+
+// "batch-invariant, not thread-invariant": the verdicts found now, for a summary's detail.
+std::string invariance_verdicts(const CaseResult& r) {
+  std::string out;
+  for (const InvarianceResult& v : r.invariance) out += (out.empty() ? "" : ", ") + v.verdict_text();
+  return out;
+}
+
 // What the case revealed, as a golden would record it (an order map or a finding).
 std::optional<Golden> revealed_result(const CaseResult& r) { return golden_of(r, "-"); }
 
@@ -58,15 +73,17 @@ std::string result_text(const CaseResult& r) {
 std::string detail_of(const CaseResult& r) {
   if (arithmetic_only(r)) return "tree unchanged; " + r.fingerprint_change->summary();
   if (alignment_only(r)) return alignment_change(*r.golden, *golden_of(r, "-"));
+  if (invariance_only(r)) return r.invariance_changes.front();
+  const std::string verdicts = r.invariance.empty() ? "" : "; " + invariance_verdicts(r);
   switch (r.status) {
     case CaseStatus::passed:
       if (r.golden && r.golden->is_finding()) return "the recorded finding persists: " + result_text(r);
-      return result_text(r);
+      return result_text(r) + verdicts;
     case CaseStatus::created:
     case CaseStatus::unchanged:
     case CaseStatus::changed:
     case CaseStatus::repaired:
-      return result_text(r);
+      return result_text(r) + verdicts;
     case CaseStatus::differs:
       return result_diff_summary(*r.golden, *revealed_result(r));
     case CaseStatus::misbehaves:
@@ -100,6 +117,7 @@ void print_indented_diff(std::ostream& out, const CaseResult& r, const char* old
 const char* changed_reason(const CaseResult& r) {
   if (arithmetic_only(r)) return kArithmeticChanged;
   if (alignment_only(r)) return kAlignmentChanged;
+  if (invariance_only(r)) return r.invariance_lost ? kInvarianceLost : kInvarianceChanged;
   if (r.golden && r.golden->is_finding()) return kFindingChanged;
   if ((r.golden && !r.golden->is_single_tree()) || (r.revealed && !r.revealed->single_class())) return kMapChanged;
   return kTreeChanged;
@@ -187,7 +205,8 @@ std::string failure_reason(const CaseResult& r, SkipPolicy policy) {
 
 std::vector<std::string> all_failure_reasons() {
   std::vector<std::string> reasons = {kTreeChanged,      kMapChanged,       kFindingChanged,
-                                      kArithmeticChanged, kAlignmentChanged, kGoldenUnreadable, kGoldenUnwritable,
+                                      kArithmeticChanged, kAlignmentChanged, kInvarianceLost, kInvarianceChanged,
+                                      kGoldenUnreadable, kGoldenUnwritable,
                                       kNoFingerprintInStrictMode, kMissingInStrictMode, kMissingUnderCi,
                                       kUnavailableInStrictMode, kOverBudgetInStrictMode, kNoVerdictWithGolden};
   // Every finding by name, then the bare phrase, which also covers findings added later.
@@ -223,7 +242,15 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
       else if (alignment_only(r))
         out << "  order at offset 0 unchanged; " << alignment_change(*r.golden, *revealed_result(r)) << "\n"
             << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
-      else
+      else if (invariance_only(r)) {
+        out << "  order unchanged; invariance:\n";
+        for (const std::string& change : r.invariance_changes) out << "    " << change << "\n";
+        for (const InvarianceResult& v : r.invariance) {
+          std::istringstream lines(v.difference_text());
+          for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
+        }
+        out << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
+      } else
         print_indented_diff(out, r, "golden", "revealed");
       print_call_sites(out, r);
       if (r.alignment_differs && !alignment_only(r))

@@ -251,7 +251,7 @@ class HtmlReporter final : public Reporter {
 
   std::string summary_table(const std::vector<CaseResult>& results) const {
     std::string out = "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>suite</th><th>backend</th><th>case</th>"
-                      "<th>status</th><th>time</th><th>alignment</th><th>detail</th></tr>\n";
+                      "<th>status</th><th>time</th><th>alignment</th><th>invariance</th><th>detail</th></tr>\n";
     for (std::size_t k = 0; k < results.size() && k < entries_.size(); ++k) {
       const CaseResult& r = results[k];
       const Entry& entry = entries_[k];
@@ -262,7 +262,8 @@ class HtmlReporter final : public Reporter {
         status = "<a href=\"#case-" + std::to_string(k) + "\">" + status + "</a>";
       out += "<tr><td>" + escape(r.suite) + "</td><td>" + escape(r.backend) + "</td><td>" + escape(r.case_id) +
              "</td><td class=\"" + category_class(entry.category) + "\">" + status + "</td><td class=\"time\">" +
-             time.str() + "</td><td>" + escape(alignment_cell(r)) + "</td><td>" + escape(case_detail(r)) +
+             time.str() + "</td><td>" + escape(alignment_cell(r)) + "</td><td>" + escape(invariance_cell(r)) +
+             "</td><td>" + escape(case_detail(r)) +
              "</td></tr>\n";
     }
     return out + "</table>\n";
@@ -275,6 +276,15 @@ class HtmlReporter final : public Reporter {
     if (r.alignment) return r.alignment->summary();
     if (r.golden && r.status == CaseStatus::passed) return "not recorded";
     return "";
+  }
+
+  // The invariance verdicts checked now (docs/invariance.md), one per line; what changed against the
+  // golden where something did.
+  static std::string invariance_cell(const CaseResult& r) {
+    std::string out;
+    for (const InvarianceResult& v : r.invariance) out += (out.empty() ? "" : "; ") + v.summary();
+    for (const std::string& change : r.invariance_changes) out += (out.empty() ? "" : "; ") + change;
+    return out;
   }
 
   std::string sections(Category category, const char* heading, const char* css_class) const {

@@ -100,6 +100,7 @@ Json result_to_json(const Golden& golden) {
   json["fingerprints"] = std::move(fingerprints);
   json["finding"] = golden.finding ? finding_to_json(*golden.finding) : Json(nullptr);
   json["alignment"] = alignment_to_json(golden.alignment);
+  json["invariance"] = invariance_to_json(golden.invariance);
   return json;
 }
 
@@ -144,6 +145,47 @@ Json target_calls_to_json(const TargetCalls& calls) {
   json["fingerprint"] = calls.fingerprint;
   json["other"] = calls.other;
   json["total"] = calls.total();
+  return json;
+}
+
+Json invariance_to_json(const std::vector<InvarianceResult>& results) {
+  Json array = Json::array();
+  for (const InvarianceResult& r : results) {
+    Json json = Json::object();
+    json["parameter"] = r.parameter;
+    json["level"] = invariance_level(r.parameter);
+    json["values"] = r.values;
+    json["invariant"] = r.invariant;
+    json["summary"] = r.summary();
+    if (r.counterexample) {
+      const InvarianceCounterexample& c = *r.counterexample;
+      Json ce = Json::object();
+      ce["value"] = c.value;
+      ce["base_value"] = c.base_value;
+      ce["row"] = c.row;
+      ce["column"] = c.column;
+      ce["single_output"] = c.single_output;
+      ce["leaves"] = c.leaves.empty() ? Json(nullptr) : Json(c.leaves);
+      ce["base_subtree"] = c.base_subtree.empty() ? Json(nullptr) : Json(c.base_subtree);
+      ce["variant_subtree"] = c.variant_subtree.empty() ? Json(nullptr) : Json(c.variant_subtree);
+      ce["explanation"] = r.explanation();
+      json["counterexample"] = std::move(ce);
+    } else {
+      json["counterexample"] = nullptr;
+    }
+    array.push_back(std::move(json));
+  }
+  return array;
+}
+
+Json invariance_stats_to_json(const InvarianceStats& stats) {
+  Json json = Json::object();
+  json["variants"] = stats.variants;
+  json["proofs"] = stats.proofs;
+  json["proofs_failed"] = stats.proofs_failed;
+  json["reveals"] = stats.reveals;
+  json["probes"] = stats.probes;
+  json["seconds"] = stats.seconds;
   return json;
 }
 
@@ -408,6 +450,12 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
                                                     r.fingerprints.empty() ? nullptr : &r.fingerprint_stats,
                                                     r.other_target_calls))
           : Json(nullptr);
+  json["invariance"] = invariance_to_json(r.invariance);
+  Json invariance_stats = Json::array();
+  for (const InvarianceStats& s : r.invariance_stats) invariance_stats.push_back(invariance_stats_to_json(s));
+  json["invariance_stats"] = std::move(invariance_stats);
+  json["invariance_changes"] = r.invariance_changes;
+  json["invariance_lost"] = r.invariance_lost;
   json["pending_file"] = text_or_null(r.pending_path.string());
   json["pending_error"] = text_or_null(r.pending_error);
   return json;

@@ -15,6 +15,7 @@
 #include "fprev/diff.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/impact.hpp"
+#include "fprev/invariance.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/runner.hpp"
@@ -59,6 +60,11 @@ Json alignment_to_json(const std::optional<AlignmentResult>& alignment);
 Json alignment_stats_to_json(const AlignmentStats& stats);
 // A case's target calls by part, and their total (docs/json.md, "target_calls").
 Json target_calls_to_json(const TargetCalls& calls);
+// Invariance verdicts (fprev/invariance.hpp): an array of {"parameter", "level", "values",
+// "invariant", "summary", "counterexample": null or {"value", "base_value", "row", "column",
+// "element", "leaves", "base_subtree", "variant_subtree", "explanation"}}.
+Json invariance_to_json(const std::vector<InvarianceResult>& results);
+Json invariance_stats_to_json(const InvarianceStats& stats);
 Json diagnostic_to_json(const Diagnostic& diagnostic);
 Json params_to_json(const Params& params);            // {"name": "value", ...}
 

@@ -99,6 +99,7 @@
 
 #include "fprev/alignment.hpp"
 #include "fprev/fingerprint.hpp"
+#include "fprev/invariance.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/source_position.hpp"
@@ -165,6 +166,10 @@ struct Golden {
   // written before the alignment check ("not recorded") and for findings. A dependent result's
   // class 0 holds `map` (the order at offset 0).
   std::optional<AlignmentResult> alignment;
+  // Invariance verdicts (fprev/invariance.hpp), one per parameter the suite case asks about,
+  // ordered by parameter name; empty in goldens written before the check or without `invariant:`.
+  // Not in findings.
+  std::vector<InvarianceResult> invariance;
 
   bool is_finding() const { return finding.has_value(); }
   bool is_single_tree() const { return !finding && map.classes.size() == 1; }
@@ -183,8 +188,8 @@ struct Golden {
 // the grids (version 1 goldens recorded none); a single tree against a map is spread over the map's
 // grid.
 bool same_orders(const Golden& a, const Golden& b);
-// same_orders(), the same grid, the same fingerprints class by class and the same alignment
-// (recorded on both sides and same_alignment(), or on neither). Metadata and finding messages do
+// same_orders(), the same grid, the same fingerprints class by class, the same alignment
+// (recorded on both sides and same_alignment(), or on neither) and the same invariance verdicts. Metadata and finding messages do
 // not count.
 bool same_result(const Golden& a, const Golden& b);
 

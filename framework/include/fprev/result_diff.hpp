@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fprev/diff.hpp"
 #include "fprev/golden.hpp"
@@ -35,6 +36,10 @@ std::optional<FingerprintComparison> compare_result_fingerprints(const Golden& b
 // "alignment: independent (offsets 0-15 checked) -> dependent (offsets 0-15 checked, 4 classes)" when
 // both record an alignment result (fprev/alignment.hpp) and they differ; empty otherwise.
 std::string alignment_change(const Golden& before, const Golden& after);
+// How the invariance verdicts (fprev/invariance.hpp) of two results differ, one sentence each
+// (compare_invariance); empty when they agree or either is a finding. render_result_diff ends with
+// these lines, and result_diff_summary gives the first where the orders are the same.
+std::vector<std::string> invariance_change(const Golden& before, const Golden& after, bool* lost = nullptr);
 
 std::optional<std::string> result_dot(const Golden& result, std::string_view title = "",
                                       std::size_t max_nodes = kDefaultDrawnNodes);

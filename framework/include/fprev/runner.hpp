@@ -16,6 +16,7 @@
 #include "fprev/cost_estimate.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/impact.hpp"
+#include "fprev/invariance.hpp"
 #include "fprev/pending.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/suite.hpp"
@@ -106,6 +107,16 @@ struct CaseResult {
   AlignmentStats alignment_stats;
   // Set when check found the golden's alignment result changed: what the golden says, what now.
   bool alignment_differs = false;
+  // Invariance verdicts (fprev/invariance.hpp) of the case's `invariant:` contracts, ordered by
+  // parameter, checked with the order revealed (or confirmed) now; empty when the case asks for
+  // none or gave no order. One InvarianceStats each.
+  std::vector<InvarianceResult> invariance;
+  std::vector<InvarianceStats> invariance_stats;
+  // check: how the verdicts differ from the golden's, one sentence each ("no longer batch-invariant:
+  // at m=1 element (0,0) adds its summands in another order than at m=64"); any makes the case
+  // differ. `invariance_lost`: a level the golden records as held no longer holds.
+  std::vector<std::string> invariance_changes;
+  bool invariance_lost = false;
   // What the reveal was estimated to cost before it ran (absent when it did not get that far).
   std::optional<CostEstimate> estimate;
   double budget_seconds = 0.0;  // the case's time budget (0: none)
@@ -176,6 +187,9 @@ class Runner {
   // failure status when the target misbehaves at some placement (src/gate/alignment_case.cpp).
   // False when it failed (the status says how).
   bool check_case_alignment(const Suite& suite, const SuiteCase& c, CaseResult& result);
+  // The invariance contracts of a case that revealed (or confirmed) its order: result.invariance,
+  // or a failure status when a variant misbehaves or cannot run (src/gate/invariance_case.cpp).
+  bool check_case_invariance(const Suite& suite, const SuiteCase& c, CaseResult& result);
   // The case's time budget: the smaller of RunnerOptions::max_seconds and its own (0: none).
   double budget_of(const SuiteCase& c) const;
   // Estimates the reveal's cost (result.estimate); false, with the status over_budget, when even

@@ -29,6 +29,10 @@
 //       labels: [long]            # optional: extra CTest labels of the cases' tests (plain names)
 //       call_sites: [<text>, ...] # optional: where an application makes this call (fprev-golden
 //                                 # trace writes them); printed when a case of the entry fails
+//       invariant:                # optional: invariance contracts (docs/invariance.md), a map of
+//         m: [1, 8, 64]           # a case parameter or a backend setting to its values (two or
+//         threads: [1, 2, 4]      # more), and runs: N (2 .. 1000 fresh instances)
+//         runs: 3
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key
 // varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
@@ -102,6 +106,15 @@ struct BackendInstanceSpec {
   int column = 0;
 };
 
+// One invariance contract of a case (key invariant; fprev/invariance.hpp).
+struct InvarianceRequest {
+  std::string parameter;            // a case parameter, a setting of the instance, or runs
+  std::vector<std::string> values;  // canonical (integers in decimal); runs: "1" .. "N"
+  int line = 0;                     // where the parameter is named
+  int column = 0;
+  friend bool operator==(const InvarianceRequest&, const InvarianceRequest&) = default;
+};
+
 // One expanded case of one backend instance.
 struct SuiteCase {
   std::string id;                // unique within backend_instance, file-name safe
@@ -117,6 +130,8 @@ struct SuiteCase {
   // Where an application makes this call (key call_sites: fprev-golden trace writes them),
   // innermost frame first; reports print them when the case fails.
   std::vector<std::string> call_sites;
+  // Invariance contracts (key invariant), ordered by parameter name: what the golden records.
+  std::vector<InvarianceRequest> invariant;
 };
 
 struct Suite {

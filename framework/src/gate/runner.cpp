@@ -15,6 +15,8 @@
 #include "fprev/worker.hpp"
 #include "fprev/source_position.hpp"
 #include "gate/alignment_case.hpp"
+#include "gate/case_failure.hpp"
+#include "gate/invariance_case.hpp"
 #include "golden/golden_layout.hpp"
 #include "text/text_checks.hpp"
 
@@ -68,6 +70,8 @@ bool is_skip(const CaseResult& r, SkipPolicy policy) {
 
 struct Runner::OpenInstance {
   std::unique_ptr<BackendInstance> instance;
+  const Backend* backend = nullptr;
+  Params settings;  // resolved: what a variant of a case starts from (fprev/invariance.hpp)
   Identity identity;
   std::string unavailable;  // reason, when it cannot run here
   bool config_error = false;
@@ -77,14 +81,7 @@ struct Runner::OpenInstance {
 
 namespace {
 
-// A case that cannot be revealed for a reason outside the engine's own findings.
-void fail_case(CaseResult& result, Finding finding, const std::string& message) {
-  result.status = CaseStatus::misbehaves;
-  Diagnostic d;
-  d.finding = finding;
-  d.message = message;
-  result.diagnostic = d;
-}
+using detail::fail_case;
 
 // A target whose probes no longer give a tree may still add in the golden's order with another
 // arithmetic (rounding toward zero breaks the masks of the all-one construction): the fingerprint
@@ -195,6 +192,8 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
                                              "backend instance " + instance_name);
       opened->instance = backend->open(settings);
       opened->identity = opened->instance->identity();
+      opened->backend = backend;
+      opened->settings = settings;
     } catch (const BackendUnavailable& e) {
       opened->unavailable = e.what();
       opened->unusable = e.reason() == Unavailability::unusable;
@@ -275,6 +274,22 @@ bool Runner::check_case_alignment(const Suite& suite, const SuiteCase& c, CaseRe
     return detail::alignment_of_case(*target, options, result);
   } catch (const TargetError& e) {
     fail_case(result, Finding::target_error, std::string("alignment check: ") + e.what());
+  }
+  return false;
+}
+
+bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseResult& result) {
+  OpenInstance& instance = open(suite, c.backend_instance);
+  if (c.invariant.empty() || !instance.instance || !result.revealed) return true;
+  try {
+    const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    RevealOptions options = options_.reveal;
+    use_probe_streams(options, options_.streams, *instance.instance, c.params);
+    options.max_seconds = budget_of(c);
+    return detail::invariance_of_case(*instance.backend, *instance.instance, instance.settings, c, *target, options,
+                                      result);
+  } catch (const TargetError& e) {
+    fail_case(result, Finding::target_error, std::string("invariance check: ") + e.what());
   }
   return false;
 }
@@ -469,6 +484,14 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
     if (result.status == CaseStatus::passed) result.status = CaseStatus::differs;
   }
   if (result.status == CaseStatus::differs) add_impact(result);
+  // Invariance contracts (fprev/invariance.hpp): checked whenever the case asks for them; a verdict
+  // that differs from the golden's (lost, gained, newly asked for, no longer asked for) is a change.
+  const bool check_failed = result.status == CaseStatus::misbehaves || result.status == CaseStatus::over_budget;
+  if (outcome == Outcome::revealed && !check_failed && check_case_invariance(suite, c, result) &&
+      !missing && !result.golden->is_finding()) {
+    result.invariance_changes = compare_invariance(result.golden->invariance, result.invariance, &result.invariance_lost);
+    if (!result.invariance_changes.empty() && result.status == CaseStatus::passed) result.status = CaseStatus::differs;
+  }
   sync_pending(result, result.status != CaseStatus::passed);
   result.seconds = seconds_since(start);
   return result;
@@ -479,6 +502,7 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   CaseResult result;
   Outcome outcome = reveal_case(suite, c, result);
   if (outcome == Outcome::revealed && !check_case_alignment(suite, c, result)) outcome = Outcome::failed;
+  if (outcome == Outcome::revealed && !check_case_invariance(suite, c, result)) outcome = Outcome::failed;
   if (outcome != Outcome::failed) {
     const Golden golden = *golden_of(result, options_.tool_version);
     try {
@@ -552,6 +576,7 @@ std::optional<Golden> golden_of(const CaseResult& result, const std::string& too
   golden.map = *result.revealed;
   golden.fingerprints = result.fingerprints;
   golden.alignment = result.alignment;
+  golden.invariance = result.invariance;
   return golden;
 }
 

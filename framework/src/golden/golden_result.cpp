@@ -48,6 +48,7 @@ bool same_result(const Golden& a, const Golden& b) {
   if (a.finding || b.finding) return same_orders(a, b);
   if (a.alignment.has_value() != b.alignment.has_value()) return false;
   if (a.alignment && !same_alignment(*a.alignment, *b.alignment)) return false;
+  if (a.invariance != b.invariance) return false;
   return same_orders(a, b) && a.map.grid == b.map.grid && a.fingerprints == b.fingerprints;
 }
 

@@ -192,6 +192,26 @@ void append_alignment_line(std::string& out, const std::optional<AlignmentResult
     append_key(out, "alignment.offsets", placements_text(alignment->classes.front().placements));
 }
 
+// The invariance verdicts, one line each: `invariance.<parameter>: <summary>`.
+constexpr std::string_view kInvariancePrefix = "invariance.";
+
+void append_invariance_lines(std::string& out, const std::vector<InvarianceResult>& invariance) {
+  for (const InvarianceResult& r : invariance) append_key(out, std::string(kInvariancePrefix) + r.parameter, r.summary());
+}
+
+std::string invariance_problem(const Golden& golden) {
+  if (golden.invariance.empty()) return {};
+  if (golden.finding) return "a recorded finding has no invariance verdicts";
+  for (std::size_t k = 0; k < golden.invariance.size(); ++k) {
+    const InvarianceResult& r = golden.invariance[k];
+    if (k > 0 && !(golden.invariance[k - 1].parameter < r.parameter))
+      return "invariance verdicts must be ordered by parameter, each once";
+    std::string error;
+    if (!parse_invariance_summary(r.parameter, r.summary(), error)) return "invariance over " + r.parameter + ": " + error;
+  }
+  return {};
+}
+
 // The classes of an order map over offsets after the first (whose order is the golden's result).
 void append_alignment_classes(std::string& out, const std::optional<AlignmentResult>& alignment) {
   if (!alignment || alignment->verdict != AlignmentVerdict::dependent) return;
@@ -253,6 +273,8 @@ std::string write_golden_text(const Golden& golden) {
   }
   if (const std::string problem = alignment_problem(golden); !problem.empty())
     throw GoldenIoError("cannot write golden: " + problem);
+  if (const std::string problem = invariance_problem(golden); !problem.empty())
+    throw GoldenIoError("cannot write golden: " + problem);
 
   std::string out;
   std::size_t nodes = 0;
@@ -276,11 +298,13 @@ std::string write_golden_text(const Golden& golden) {
     append_key(out, "result", "tree");
     append_key(out, "grid", grid_text(golden.map.grid));
     append_alignment_line(out, golden.alignment);
+    append_invariance_lines(out, golden.invariance);
     append_class_body(out, golden.map, golden.fingerprints, 0);
   } else {
     append_key(out, "result", "map");
     append_key(out, "grid", grid_text(golden.map.grid));
     append_alignment_line(out, golden.alignment);
+    append_invariance_lines(out, golden.invariance);
     append_map_classes(out, golden.map, golden.fingerprints);
   }
   if (!golden.finding) append_alignment_classes(out, golden.alignment);
@@ -297,6 +321,7 @@ struct HeaderKeys {
   std::map<std::string, KeyLine, std::less<>> meta;  // suite .. created, result, grid, classes
   std::map<std::string, KeyLine> extra;
   std::map<std::string, KeyLine, std::less<>> finding;  // finding, finding.message, ...
+  std::map<std::string, KeyLine> invariance;            // by parameter: invariance.<parameter>
   detail::FingerprintLines fingerprint;
   detail::TreeKeys tree;
 };
@@ -323,7 +348,9 @@ std::string allowed_keys(int version) {
   std::string out;
   for (const MetaKey& key : kMetaKeys) out += std::string(key.name) + ", ";
   out += "extra.<name>, ";
-  if (version >= 2) out += "result, grid, alignment, alignment.offsets, classes, finding, finding.message, finding.probe, finding.likely-cause, ";
+  if (version >= 2)
+    out += "result, grid, alignment, alignment.offsets, invariance.<parameter>, classes, finding, finding.message, "
+           "finding.probe, finding.likely-cause, ";
   out += "fingerprint.digest, fingerprint.model, fingerprint.fact.<name>, fingerprint.outputs.<set>, "
          "leaves, inner-nodes, depth, arity, sexpr";
   return out;
@@ -349,6 +376,12 @@ HeaderKeys sort_header(GoldenLineReader& reader, const std::vector<KeyLine>& blo
     } else if (version >= 2 && (key == "result" || key == "grid" || key == "classes" || key == "alignment" ||
                                 key == "alignment.offsets")) {
       keys.meta.emplace(line.key, line);
+    } else if (version >= 2 && key.starts_with(kInvariancePrefix)) {
+      const std::string parameter(key.substr(kInvariancePrefix.size()));
+      if (!valid_invariance_word(parameter))
+        reader.fail_at(line.line, "malformed key " + quoted_key + ": expected invariance.<parameter name of [A-Za-z0-9_.+-]>");
+      if (!keys.invariance.emplace(parameter, line).second)
+        reader.fail_at(line.line, "key " + quoted_key + " appears twice");
     } else if (version >= 2 && (key == "finding" || key == "finding.message" || key == "finding.probe" ||
                                 key == "finding.likely-cause")) {
       keys.finding.emplace(line.key, line);
@@ -679,6 +712,14 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
     golden = Golden::of_tree(GoldenMetadata{}, std::move(tree), std::move(fingerprint), grid);
   }
   if (!golden.finding) golden.alignment = parse_alignment(reader, keys, golden, block_end, leaf_budget);
+  for (const auto& [parameter, line] : keys.invariance) {  // by parameter name: the order written
+    if (golden.finding)
+      reader.fail_at(line.line, "key '" + line.key + "' does not belong to a golden whose result is a finding");
+    std::string error;
+    auto verdict = parse_invariance_summary(parameter, line.value, error);
+    if (!verdict) reader.fail_at(line.line, "invariance " + quoted_excerpt(line.value) + ": " + error);
+    golden.invariance.push_back(std::move(*verdict));
+  }
   expect_end(reader);
   golden.meta = meta;
   golden.meta.format_version = version;

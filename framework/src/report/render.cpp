@@ -227,6 +227,7 @@ std::string describe_golden(const Golden& golden) {
                (c.map.single_class() ? format_summary(summarize(c.map.classes[0].tree))
                                      : std::to_string(c.map.classes.size()) + " classes of the outputs") +
                "\n";
+    for (const InvarianceResult& r : golden.invariance) line("invariance", r.summary());
   }
   return out;
 }

@@ -115,7 +115,15 @@ std::optional<FingerprintComparison> compare_result_fingerprints(const Golden& b
   return first;
 }
 
-std::string render_result_diff(const Golden& before, const Golden& after, const DiffLabels& labels) {
+std::vector<std::string> invariance_change(const Golden& before, const Golden& after, bool* lost) {
+  if (lost != nullptr) *lost = false;
+  if (before.finding || after.finding) return {};
+  return compare_invariance(before.invariance, after.invariance, lost);
+}
+
+namespace {
+
+std::string order_diff(const Golden& before, const Golden& after, const DiffLabels& labels) {
   if (before.finding || after.finding) {
     std::string out = header(labels);
     out += labels.old_name + " result: " + result_text(before) + "\n";
@@ -132,7 +140,17 @@ std::string render_result_diff(const Golden& before, const Golden& after, const 
   return map_diff(*maps, labels);
 }
 
+}  // namespace
+
+std::string render_result_diff(const Golden& before, const Golden& after, const DiffLabels& labels) {
+  std::string out = order_diff(before, after, labels);
+  for (const std::string& line : invariance_change(before, after)) out += "invariance: " + line + "\n";
+  return out;
+}
+
 std::string result_diff_summary(const Golden& before, const Golden& after) {
+  if (!before.finding && !after.finding && same_orders(before, after))
+    if (const std::vector<std::string> changes = invariance_change(before, after); !changes.empty()) return changes.front();
   if (before.finding && after.finding)
     return "finding " + std::string(to_string(before.finding->finding)) + " -> finding " +
            std::string(to_string(after.finding->finding));

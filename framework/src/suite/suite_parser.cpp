@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "fprev/invariance.hpp"
 #include "fprev/suite.hpp"
 #include "suite/bounded_yaml.hpp"
 #include "suite_detail.hpp"
@@ -644,6 +645,8 @@ class SuiteParser {
         settings.labels = parse_labels(field);
       } else if (field.key == "call_sites") {
         settings.call_sites = parse_call_sites(field);
+      } else if (field.key == "invariant") {
+        settings.invariant = parse_invariant(field);
       } else if (field.key == "backends") {
         restricted = true;
         targets = parse_restriction(field);
@@ -761,7 +764,87 @@ class SuiteParser {
     std::optional<double> max_seconds;
     std::vector<std::string> labels;
     std::vector<std::string> call_sites;
+    std::vector<ParamField> invariant;  // checked per backend (expand_for_backend)
   };
+
+  // invariant: a map of parameter -> a list of values (or runs -> a count); the names and values
+  // are checked against each backend the entry applies to.
+  std::vector<ParamField> parse_invariant(const Field& field) {
+    std::vector<ParamField> out;
+    if (!field.value.IsMap()) {
+      diags_.error(field.value_pos, "'invariant' must be a map of parameters to their values, e.g. "
+                                    "'invariant: {m: [1, 8, 64], threads: [1, 2], runs: 3}', got " + describe(field.value));
+      return out;
+    }
+    for (const Field& item : read_fields(field.value, field.value_pos, diags_)) {
+      if (item.key == kRunsParameter) {
+        if (!item.value.IsScalar()) {
+          diags_.error(item.value_pos, "'runs' takes one count of fresh runs (2 to 1000), got " + describe(item.value));
+          continue;
+        }
+        out.push_back({item.key, item.key_pos, {{item.value.Scalar(), item.value_pos}}});
+        continue;
+      }
+      if (!item.value.IsSequence()) {
+        diags_.error(item.value_pos, "the invariance over " + quote(item.key) +
+                                         " needs a list of two or more values, e.g. [1, 8, 64], got " + describe(item.value));
+        continue;
+      }
+      if (auto values = read_param_values(item, "list two or more values")) out.push_back({item.key, item.key_pos, std::move(*values)});
+    }
+    std::sort(out.begin(), out.end(), [](const ParamField& a, const ParamField& b) { return a.key < b.key; });
+    return out;
+  }
+
+  // The entry's invariance contracts for `backend`: every parameter one it takes (a case
+  // parameter, a setting) or runs, every value one it accepts. Errors at the place.
+  std::vector<InvarianceRequest> check_invariant(const Backend& backend, const std::vector<ParamSpec>& specs,
+                                                 const std::vector<ParamField>& fields, const std::string& context) {
+    std::vector<InvarianceRequest> out;
+    const std::vector<ParamSpec> settings = backend.instance_params();
+    for (const ParamField& field : fields) {
+      InvarianceRequest request{field.key, {}, field.key_pos.line, field.key_pos.column};
+      for (const Value& value : field.values) request.values.push_back(value.text);
+      if (field.key == kRunsParameter) {
+        if (const std::string problem = invariance_values_problem(field.key, request.values); !problem.empty()) {
+          diags_.error(field.values.front().pos, problem + ", got " + quote(field.values.front().text));
+          continue;
+        }
+        request.values = run_values(std::stoul(request.values.front()));
+        out.push_back(std::move(request));
+        continue;
+      }
+      const ParamSpec* spec = find_spec(specs, field.key);
+      if (spec == nullptr) spec = find_spec(settings, field.key);
+      if (spec == nullptr) {
+        std::vector<std::string> allowed{std::string(kRunsParameter)};
+        for (const std::string& name : spec_names(specs)) allowed.push_back(name);
+        for (const std::string& name : spec_names(settings)) allowed.push_back(name);
+        diags_.error(field.key_pos, "invariance over " + quote(field.key) + ": " + context +
+                                        " has no such case parameter or setting; allowed values: " + join_values(allowed));
+        continue;
+      }
+      bool ok = true;
+      for (std::size_t k = 0; k < field.values.size(); ++k) {
+        try {
+          resolve_params({*spec}, {{field.key, field.values[k].text}}, context);
+        } catch (const ConfigError& error) {
+          diags_.error(field.values[k].pos, error.what());
+          ok = false;
+          continue;
+        }
+        if (spec->type == ParamType::integer)
+          request.values[k] = std::to_string(param_int({{field.key, field.values[k].text}}, field.key));
+      }
+      if (!ok) continue;
+      if (const std::string problem = invariance_values_problem(field.key, request.values); !problem.empty()) {
+        diags_.error(field.key_pos, problem);
+        continue;
+      }
+      out.push_back(std::move(request));
+    }
+    return out;
+  }
 
   // max_seconds: a time budget in seconds, a number above 0 and at most a day.
   std::optional<double> parse_max_seconds(const Field& field) {
@@ -838,7 +921,7 @@ class SuiteParser {
       const ParamSpec* spec = find_spec(specs, param.key);
       if (spec == nullptr) {
         auto allowed = spec_names(specs);
-        allowed.insert(allowed.end(), {"backends", "call_sites", "id", "labels", "max_seconds"});
+        allowed.insert(allowed.end(), {"backends", "call_sites", "id", "invariant", "labels", "max_seconds"});
         diags_.error(param.key_pos, "unknown case parameter " + quote(param.key) + " for " +
                                         context + "; allowed values: " + join_values(allowed));
         continue;
@@ -855,6 +938,7 @@ class SuiteParser {
           value.text = std::to_string(param_int({{param.key, value.text}}, param.key));
       }
     }
+    const std::vector<InvarianceRequest> invariant = check_invariant(backend, specs, entry.settings.invariant, context);
     if (!entry_ok || diags_.count() != errors_before) return;
 
     std::uint64_t total = 1;
@@ -877,7 +961,7 @@ class SuiteParser {
         given[entry.params[i].key] = value.text;
         where[entry.params[i].key] = value.pos;
       }
-      add_expanded_case(backend, specs, context, given, where, entry, group);
+      add_expanded_case(backend, specs, context, given, where, entry, group, invariant);
       for (std::size_t i = entry.params.size(); i-- > 0;) {
         if (++index[i] < entry.params[i].values.size()) break;
         index[i] = 0;
@@ -888,7 +972,8 @@ class SuiteParser {
   void add_expanded_case(const Backend& backend, const std::vector<ParamSpec>& specs,
                          const std::string& context, const Params& given,
                          const std::map<std::string, Pos>& where, const EntryShape& entry,
-                         const std::vector<const DeclaredInstance*>& group) {
+                         const std::vector<const DeclaredInstance*>& group,
+                         const std::vector<InvarianceRequest>& invariant) {
     Params resolved;
     try {
       resolved = resolve_params(specs, given, context);
@@ -924,7 +1009,7 @@ class SuiteParser {
     }
     for (const auto* instance : group)
       add_case(*instance, {id, instance->name, resolved, diags_.file(), entry.pos.line, entry.pos.column,
-                           entry.settings.max_seconds, entry.settings.labels, entry.settings.call_sites});
+                           entry.settings.max_seconds, entry.settings.labels, entry.settings.call_sites, invariant});
   }
 
   void add_case(const DeclaredInstance& instance, SuiteCase expanded) {

@@ -41,7 +41,7 @@ TEST(SuiteErrors, UnknownBackend) {
 TEST(SuiteErrors, UnknownCaseParameter) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    nn: 8\n"),
             Lines{"t.yaml:7:5: error: unknown case parameter 'nn' for backend 'toy'; allowed "
-                  "values: op, dtype, n, m, k, order, fused, lanes, backends, call_sites, id, labels, max_seconds"});
+                  "values: op, dtype, n, m, k, order, fused, lanes, backends, call_sites, id, invariant, labels, max_seconds"});
 }
 
 TEST(SuiteErrors, MaxSecondsIsAPositiveNumberOfSecondsUpToADay) {
@@ -53,6 +53,30 @@ TEST(SuiteErrors, MaxSecondsIsAPositiveNumberOfSecondsUpToADay) {
                         : "t.yaml:8:18: error: 'max_seconds' must be a number of seconds above 0 and at most "
                           "86400, got '" + std::string(bad) + "'"})
         << bad;
+}
+
+// invariant: a map of case parameters and settings to two or more values, and runs: N; names and
+// values are those the backend takes, with the place and the allowed values.
+TEST(SuiteErrors, InvariantNamesParametersAndValuesTheBackendTakes) {
+  const std::string gemm = kHead + "  - op: gemm\n    m: 8\n    n: 8\n    k: 8\n    invariant:\n";
+  EXPECT_EQ(errors_of(gemm + "      m: [1, 8, 64]\n      threads: [1, 2]\n      runs: 3\n"), Lines{});
+  EXPECT_EQ(errors_of(gemm + "      batch: [1, 2]\n"),
+            Lines{"t.yaml:11:7: error: invariance over 'batch': backend 'toy' has no such case parameter or setting; "
+                  "allowed values: runs, op, dtype, n, m, k, order, fused, lanes, threads, library, mode"});
+  EXPECT_EQ(errors_of(gemm + "      m: [1, x]\n"),
+            Lines{"t.yaml:11:14: error: backend 'toy': 'm' must be an integer, got 'x'"});
+  EXPECT_EQ(errors_of(gemm + "      threads: [1, 100]\n"),
+            Lines{"t.yaml:11:20: error: backend 'toy': 'threads' must be between 1 and 64, got 100"});
+  EXPECT_EQ(errors_of(gemm + "      m: [8, 008]\n"),
+            Lines{"t.yaml:11:7: error: invariance over m: value 8 is listed twice"});
+  EXPECT_EQ(errors_of(gemm + "      m: 8\n"),
+            Lines{"t.yaml:11:10: error: the invariance over 'm' needs a list of two or more values, e.g. [1, 8, 64], "
+                  "got a single value"});
+  EXPECT_EQ(errors_of(gemm + "      runs: 1\n"),
+            Lines{"t.yaml:11:13: error: runs takes one count of fresh runs, 2 to 1000, got '1'"});
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    invariant: [m]\n"),
+            Lines{"t.yaml:8:16: error: 'invariant' must be a map of parameters to their values, e.g. 'invariant: "
+                  "{m: [1, 8, 64], threads: [1, 2], runs: 3}', got a list"});
 }
 
 TEST(SuiteErrors, LabelsArePlainNames) {
@@ -81,7 +105,7 @@ TEST(SuiteErrors, CaseParameterUnknownToOneOfTwoBackends) {
       "    device: 0\ncases:\n  - op: sum\n    order: reverse\n    n: 8\n";
   EXPECT_EQ(errors_of(suite),
             Lines{"t.yaml:10:5: error: unknown case parameter 'order' for backend 'other'; allowed "
-                  "values: op, dtype, n, backends, call_sites, id, labels, max_seconds"});
+                  "values: op, dtype, n, backends, call_sites, id, invariant, labels, max_seconds"});
   EXPECT_EQ(errors_of(suite + "    backends: a\n"), Lines{});
 }
 

@@ -38,7 +38,12 @@
 //                       broken kernel)
 //
 // op "sum" adds the inputs (SummandKind::plain); op "dot" adds the products x[k]*y[k], each rounded
-// to dtype (SummandKind::product). Inputs are dtype (float32 or float64). The accumulator is the
+// to dtype (SummandKind::product). op "gemv" is y = A x with m rows (a grid target of m x 1
+// outputs, SummandKind::product_shared_rhs): row r adds A[r][k]*x[k] in `order`, except that with
+// m <= split_k_max_m the K summands are split in two halves (h = n/2), each added in `order` over
+// its own summands, and the halves' sums added last: a split-K whose choice depends on the batch,
+// as GPU libraries make it for small m. It is the invariance check's ground truth
+// (docs/invariance.md): the order of row 0 changes between m = split_k_max_m and m + 1. Inputs are dtype (float32 or float64). The accumulator is the
 // narrower of dtype and output: with output float16/bfloat16 (or float32 for float64 input) every
 // addition rounds its exact result to the output format (a summand enters its first addition
 // unrounded; a lone summand, n = 1, is rounded to the output); otherwise partial sums are kept in
@@ -84,7 +89,7 @@ std::string order_names();               // "sequential, reverse, pairwise, ..."
 bool has_summation_tree(Order order);
 
 struct ReferenceSpec {
-  std::string op = "sum";  // "sum" or "dot"
+  std::string op = "sum";  // "sum", "dot" or "gemv"
   Order order = Order::sequential;
   Format dtype = Format::float32;  // input format: float32 or float64
   // Result format: float16, bfloat16, float32 or float64; empty means "the same as dtype" (so that
@@ -95,6 +100,10 @@ struct ReferenceSpec {
   std::size_t block = 64;  // blocked
   std::size_t width = 5;   // fused (2 .. kMaxFusedWidth)
   std::uint64_t seed = 1;  // random_tree
+  std::size_t m = 1;              // gemv: rows of A (outputs)
+  std::size_t split_k_max_m = 0;  // gemv: K split in two halves when m <= this (0: never)
+  // gemv with m <= split_k_max_m and n >= 2.
+  bool splits_k() const { return op == "gemv" && m <= split_k_max_m && n >= 2; }
 };
 
 inline constexpr std::size_t kMaxFusedWidth = 64;
@@ -106,7 +115,7 @@ NumericTraits reference_traits(const ReferenceSpec& spec);
 std::string describe(const ReferenceSpec& spec);
 // Throws ConfigError (naming the parameter and the allowed values) for a spec no kernel can run.
 void validate_spec(const ReferenceSpec& spec);
-// Validates, then builds the target (max_batch 1). Every reference target honours offsets
+// Validates, then builds the target (max_batch 1; gemv: a grid of m x 1). Every reference target honours offsets
 // (TargetInfo::alignment): only aligned_peel's order depends on them.
 std::unique_ptr<Target> make_reference_target(const ReferenceSpec& spec);
 

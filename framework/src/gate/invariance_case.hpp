@@ -1,0 +1,21 @@
+// The invariance contracts of one suite case (Runner::check_case_invariance), apart from the runner so that what it does with them stays in
+// one place (as gate/alignment_case.hpp does for the placement case).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "fprev/invariance.hpp"
+#include "fprev/runner.hpp"
+
+namespace fprev::detail {
+
+// Runs check_invariance() for every contract of `c` against the order revealed or confirmed
+// (result.revealed), with `target` a fresh target of the case, into result.invariance and
+// result.invariance_stats. A variant that misbehaves, cannot run here or cannot be compared sets
+// the status (misbehaves, over_budget) and the diagnostic naming the variant, and returns false:
+// never a verdict.
+bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
+                        const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result);
+
+}  // namespace fprev::detail

@@ -1,0 +1,105 @@
+// The variants of a backend's case over one parameter (fprev/invariance.hpp): what the CLI's
+// `reveal --invariant` and a suite's `invariant:` hand to check_invariance().
+#include "fprev/invariance.hpp"
+
+namespace fprev {
+namespace {
+
+bool declares_param(const std::vector<ParamSpec>& specs, const std::string& name) {
+  for (const ParamSpec& s : specs)
+    if (s.name == name) return true;
+  return false;
+}
+
+// A target that keeps the instance it was made by alive (a fresh instance per variant).
+class InstanceTarget final : public Target {
+ public:
+  InstanceTarget(std::unique_ptr<BackendInstance> instance, std::unique_ptr<Target> target)
+      : instance_(std::move(instance)), target_(std::move(target)) {}
+  ~InstanceTarget() override { target_.reset(); }  // the target before its instance
+  const TargetInfo& info() const override { return target_->info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { target_->evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override { target_->evaluate(batch, outputs); }
+  void evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs, std::size_t& done) override {
+    target_->evaluate_probe_calls(calls, outputs, done);
+  }
+  void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs, std::size_t& done) override {
+    target_->evaluate_value_calls(calls, outputs, done);
+  }
+
+ private:
+  std::unique_ptr<BackendInstance> instance_;
+  std::unique_ptr<Target> target_;
+};
+
+}  // namespace
+
+std::vector<std::string> run_values(std::size_t runs) {
+  std::vector<std::string> out;
+  for (std::size_t k = 1; k <= runs; ++k) out.push_back(std::to_string(k));
+  return out;
+}
+
+InvarianceParameterKind invariance_parameter_kind(const Backend& backend, const BackendInstance& instance,
+                                                  const std::string& parameter) {
+  if (parameter == kRunsParameter) return InvarianceParameterKind::runs;
+  const std::vector<ParamSpec> case_specs = instance.case_params();
+  if (declares_param(case_specs, parameter)) return InvarianceParameterKind::case_parameter;
+  const std::vector<ParamSpec> setting_specs = backend.instance_params();
+  if (declares_param(setting_specs, parameter)) return InvarianceParameterKind::setting;
+  std::vector<std::string> allowed{std::string(kRunsParameter)};
+  for (const ParamSpec& s : case_specs) allowed.push_back(s.name);
+  for (const ParamSpec& s : setting_specs) allowed.push_back(s.name);
+  throw ConfigError(parameter, "invariance over '" + parameter + "': backend " + std::string(backend.name()) +
+                                   " has no such case parameter or setting; allowed values: " + join_values(allowed));
+}
+
+std::string invariance_known_value(const Backend& backend, const BackendInstance& instance, const Params& settings,
+                                   const Params& case_params, const std::string& parameter) {
+  switch (invariance_parameter_kind(backend, instance, parameter)) {
+    case InvarianceParameterKind::runs: return "1";
+    case InvarianceParameterKind::case_parameter: {
+      const auto it = case_params.find(parameter);
+      return it == case_params.end() ? std::string() : it->second;
+    }
+    case InvarianceParameterKind::setting: {
+      const auto it = settings.find(parameter);
+      return it == settings.end() ? std::string() : it->second;
+    }
+  }
+  return {};
+}
+
+std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, const BackendInstance& instance,
+                                                        const Params& settings, const Params& case_params,
+                                                        const std::string& parameter,
+                                                        const std::vector<std::string>& values,
+                                                        const std::string& known_value) {
+  const InvarianceParameterKind kind = invariance_parameter_kind(backend, instance, parameter);
+  const std::string context = "backend " + std::string(backend.name()) + ", invariance over " + parameter;
+  std::vector<InvarianceVariant> out;
+  for (const std::string& value : values) {
+    if (value == known_value) continue;
+    Params variant_settings = settings;
+    Params variant_case = case_params;
+    if (kind == InvarianceParameterKind::setting) variant_settings[parameter] = value;
+    if (kind == InvarianceParameterKind::case_parameter) variant_case[parameter] = value;
+    // Checked now, so that a value no instance takes is a configuration error before anything runs.
+    if (kind == InvarianceParameterKind::setting) resolve_params(backend.instance_params(), variant_settings, context);
+    if (kind == InvarianceParameterKind::case_parameter) {
+      variant_case = resolve_params(instance.case_params(), variant_case, context);
+      backend.validate_case(variant_case);
+    }
+    out.push_back({value, [&backend, variant_settings, variant_case, context] {
+                     const Params resolved = resolve_params(backend.instance_params(), variant_settings, context);
+                     std::unique_ptr<BackendInstance> opened = backend.open(resolved);
+                     const Params resolved_case = resolve_params(opened->case_params(), variant_case, context);
+                     opened->validate_case(resolved_case);
+                     std::unique_ptr<Target> target = opened->make_target(resolved_case);
+                     return std::make_unique<InstanceTarget>(std::move(opened), std::move(target));
+                   }});
+  }
+  return out;
+}
+
+}  // namespace fprev
