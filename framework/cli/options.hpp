@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fprev/drawing.hpp"
+#include "fprev/suite.hpp"
 
 namespace fprev::cli {
 
@@ -21,6 +22,7 @@ struct SelectionOptions {
   std::vector<std::string> backends;     // --backend GLOB
   std::vector<std::string> cases;        // --case GLOB
   std::vector<std::string> excluded_labels;  // --exclude-label LABEL: not the cases carrying it
+  std::uint64_t max_cases = kMaxRunCases;    // --max-cases N: the cases of all suite files together
 };
 
 // How the revelation engine runs: check, update and reveal.

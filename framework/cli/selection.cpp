@@ -64,7 +64,7 @@ Selection select_cases(const SelectionOptions& options) {
     if (!std::filesystem::exists(path))
       throw UsageError("no suite file or directory '" + path.string() +
                        "' (use --suites PATH, or run from the project root)");
-  s.suites = load_suites(s.suite_paths, builtin_backends());
+  s.suites = load_suites(s.suite_paths, builtin_backends(), options.max_cases);
   for (const Suite& suite : s.suites) {
     if (!matches_any(options.suites, suite.name)) continue;
     for (const SuiteCase& c : suite.cases) {

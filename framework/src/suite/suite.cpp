@@ -98,7 +98,7 @@ std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path&
 }
 
 std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
-                               const BackendRegistry& registry) {
+                               const BackendRegistry& registry, std::uint64_t max_cases) {
   std::vector<SuiteDiagnostic> problems;
   std::vector<std::filesystem::path> files;
   for (const auto& path : files_or_directories) {
@@ -119,11 +119,23 @@ std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_o
 
   std::vector<Suite> suites;
   std::map<std::string, const Suite*> by_name;
-  for (const auto& file : files) {
+  std::uint64_t cases = 0;
+  for (std::size_t k = 0; k < files.size(); ++k) {
     try {
-      suites.push_back(load_suite(file, registry));
+      suites.push_back(load_suite(files[k], registry));
     } catch (const SuiteError& error) {
       problems.insert(problems.end(), error.diagnostics().begin(), error.diagnostics().end());
+      continue;
+    }
+    cases += suites.back().cases.size();
+    if (cases > max_cases) {  // the files left are not read: the limit bounds the time and memory too
+      problems.push_back(file_problem(
+          files[k], "the suite files of this run expand to more than " + detail::with_thousands_separators(max_cases) +
+                        " cases together (" + detail::with_thousands_separators(cases) + " up to this file, " +
+                        std::to_string(files.size() - k - 1) +
+                        " more files not read), the most one run may have; select fewer files, or raise "
+                        "the limit with --max-cases N"));
+      throw SuiteError(std::move(problems));
     }
   }
   for (const auto& suite : suites) {
