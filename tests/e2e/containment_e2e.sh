@@ -185,6 +185,15 @@ PY
     if [ -z "$worker" ]; then fail "SIG$signal: the worker never ran the function"; sed 's/^/      /' hang.txt | head
     elif alive "$worker"; then fail "SIG$signal: the Python worker $worker outlived the gate"; kill -9 "$worker"
     else pass "SIG$signal to the gate: the Python worker died with it"; fi
+    # The setsid() grandchild: the gate takes it along when it can act (SIGTERM); after SIGKILL it
+    # is beyond reach (SECURITY.md) and the test removes it.
+    grandchild=$(cat hang.pids 2>/dev/null)
+    if [ "$signal" = TERM ]; then
+      if [ -z "$grandchild" ]; then fail "SIGTERM: the function did not start its grandchild"
+      elif alive "$grandchild"; then fail "SIGTERM: the setsid() grandchild $grandchild outlived the gate"
+      else pass "SIGTERM to the gate: the setsid() grandchild died with it"; fi
+    fi
+    [ -n "$grandchild" ] && kill -9 "$grandchild" 2>/dev/null
   done
 fi
 

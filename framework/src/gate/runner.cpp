@@ -267,7 +267,7 @@ bool Runner::within_estimate(Target& target, const RevealOptions& options,
   };
   if (options_.max_estimated_seconds > 0.0 && e.seconds_low > options_.max_estimated_seconds)
     return refuse("the cap of " + format_duration(options_.max_estimated_seconds) + " (--max-estimate)");
-  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds)
+  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds - options.spent_seconds)
     return refuse("the case's time budget of " + format_duration(options.max_seconds) +
                   " (max_seconds, --max-seconds)");
   return true;
@@ -351,14 +351,12 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
       return Outcome::failed;
     RevealOptions reveal_options = options_.reveal;
     use_probe_streams(reveal_options, options_.streams, *instance.instance, c.params);
+    reveal_options.max_seconds = budget;
     result.budget_seconds = budget;
     // What making the target and reading the golden took counts against the budget.
-    if (budget > 0.0) {
-      reveal_options.max_seconds =
-          budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
-      if (reveal_options.max_seconds <= 0.0)
-        throw RevealOverBudget(budget, budget - reveal_options.max_seconds, 0);  // before its first probe
-    }
+    reveal_options.spent_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
+    if (budget > 0.0 && reveal_options.spent_seconds >= budget)
+      throw RevealOverBudget(budget, reveal_options.spent_seconds, 0);  // before its first probe
     // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
     // reveal; only when that fails does the reveal run, to show what the target does instead.
     // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
