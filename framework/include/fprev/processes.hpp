@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -30,7 +31,7 @@ std::vector<ProcessStat> live_descendants(pid_t root);
 
 // Sends SIGKILL to every live descendant of `root`, again until none is left (a process may fork
 // while its siblings are killed; at most a few rounds). `root` is not signalled. Returns how many
-// were killed. A descendant whose parent dies is reparented to the nearest "child subreaper"
+// processes were killed. A descendant whose parent dies is reparented to the nearest "child subreaper"
 // (PR_SET_CHILD_SUBREAPER) above it: call this while `root`, a subreaper, still lives, and no
 // descendant can escape.
 std::size_t kill_descendants(pid_t root);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -69,14 +70,14 @@ std::vector<ProcessStat> live_descendants(pid_t root) {
 }
 
 std::size_t kill_descendants(pid_t root) {
-  std::size_t killed = 0;
+  std::set<std::pair<pid_t, std::uint64_t>> killed;  // a process killed twice (not a zombie yet) counts once
   for (int round = 0; round < 20; ++round) {
     const std::vector<ProcessStat> found = live_descendants(root);
     if (found.empty()) break;
     for (const ProcessStat& p : found)
-      if (::kill(p.pid, SIGKILL) == 0) ++killed;
+      if (::kill(p.pid, SIGKILL) == 0) killed.emplace(p.pid, p.start_time);
   }
-  return killed;
+  return killed.size();
 }
 
 }  // namespace fprev

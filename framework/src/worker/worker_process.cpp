@@ -142,6 +142,9 @@ struct ChildSetup {
 int spawn_worker(const ChildSetup& setup, pid_t& pid) {
   int error_pipe[2];
   if (::pipe2(error_pipe, O_CLOEXEC) != 0) return errno;
+  // Above the descriptors the child sets up (a free 3 or 4 would be overwritten there).
+  error_pipe[0] = high_fd(error_pipe[0]);
+  error_pipe[1] = high_fd(error_pipe[1]);
   const pid_t supervisor = ::getpid();
   pid = ::fork();
   if (pid < 0) {
