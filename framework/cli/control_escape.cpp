@@ -48,7 +48,7 @@ bool fits_at(unsigned char lead, std::uint8_t position, unsigned char byte) {
   return byte >= low && byte <= high;
 }
 
-std::uint32_t decode(const unsigned char* bytes, std::uint8_t length) {
+std::uint32_t decode_sequence(const unsigned char* bytes, std::uint8_t length) {
   std::uint32_t code = bytes[0] & (0x7f >> length);
   for (std::uint8_t k = 1; k < length; ++k) code = (code << 6) | (bytes[k] & 0x3f);
   return code;
@@ -69,7 +69,7 @@ void TextEscaper::put(unsigned char byte, std::string& out) {
     if (fits_at(held_[0], held_count_, byte)) {
       held_[held_count_++] = byte;
       if (held_count_ < expected_) return;
-      const std::uint32_t code = decode(held_, expected_);
+      const std::uint32_t code = decode_sequence(held_, expected_);
       if (is_hidden_control(code)) {
         append_code_escape(out, code);
       } else {
