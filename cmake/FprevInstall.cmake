@@ -47,10 +47,18 @@ if(FPREV_INSTALLED_MODULES)
   install(TARGETS ${FPREV_INSTALLED_MODULES} LIBRARY DESTINATION ${FPREV_INSTALL_MODULEDIR})
 endif()
 
-# The documentation the help and the error messages point to (docs/json.md, the suite format, ...),
-# and the README, under <prefix>/share/doc/fprev-golden.
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/fprev-golden)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/fprev-golden)
+# The documentation the help and the error messages point to, under <prefix>/share/doc/fprev-golden,
+# laid out as in the repository so that the README's links into docs/ and backends/ work there too:
+# README.md and SECURITY.md, docs/ (the guide: docs/json.md, the suite format, ...) and each
+# backend's README.
+set(FPREV_INSTALL_DOCDIR ${CMAKE_INSTALL_DATAROOTDIR}/doc/fprev-golden)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${FPREV_INSTALL_DOCDIR}/docs)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/SECURITY.md DESTINATION ${FPREV_INSTALL_DOCDIR})
+file(GLOB FPREV_BACKEND_READMES RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/backends/*/README.md)
+foreach(readme IN LISTS FPREV_BACKEND_READMES)
+  get_filename_component(readme_dir ${readme} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${readme} DESTINATION ${FPREV_INSTALL_DOCDIR}/${readme_dir})
+endforeach()
 
 install(EXPORT fprev_goldenTargets NAMESPACE fprev:: DESTINATION ${FPREV_INSTALL_CMAKEDIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/fprev_goldenConfig.cmake.in

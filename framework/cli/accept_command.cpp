@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "fprev/backend.hpp"
+#include "selection.hpp"
 
 namespace fprev::cli {
 namespace {
@@ -40,12 +41,15 @@ std::string AcceptCommand::for_case(const Suite& suite, const SuiteCase& c) cons
   for (const auto& argument : selection_arguments_) command += " " + shell_quote(argument);
   command += " --suite " + shell_quote(suite.name) + " --backend " + shell_quote(c.backend_instance) +
              " --case " + shell_quote(c.id);
+  // An opt-in case (long) is left out of update unless named.
+  for (const std::string& label : opt_in_labels_of(c)) command += " --label " + shell_quote(label);
   return command;
 }
 
 std::string AcceptCommand::for_whole_suite(const std::string& case_command) {
-  // for_case() ends with " --backend <b> --case <c>", and instance names and case ids are
-  // file-name safe, so the last " --backend " starts that tail.
+  // for_case() ends with " --backend <b> --case <c> [--label long]", and instance names and case
+  // ids are file-name safe, so the last " --backend " starts that tail (the suite's long cases stay
+  // opt-in).
   const std::size_t tail = case_command.rfind(" --backend ");
   return tail == std::string::npos ? case_command : case_command.substr(0, tail);
 }

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "exit_status.hpp"
@@ -17,6 +18,7 @@ std::string type_name(const ParamSpec& spec) {
     case ParamType::choice: return "CHOICE";
     case ParamType::boolean: return "BOOL";
     case ParamType::string: return "TEXT";
+    case ParamType::path: return "PATH";
   }
   return "TEXT";
 }
@@ -115,8 +117,14 @@ std::string backend_options_help(const Backend& backend) { return BackendOptionP
 OpenedTarget open_target(const Backend& backend, const BackendArguments& arguments) {
   const std::string context = "backend " + std::string(backend.name());
   OpenedTarget opened;
-  opened.settings = resolve_params(backend.instance_params(),
-                                   apply_environment_overrides(backend, arguments.settings), context);
+  // A relative path typed on the command line is relative to the working directory, as for any
+  // command (ParamType::path); made absolute here, so the backend never sees a relative one.
+  Params settings = arguments.settings;
+  for (const ParamSpec& spec : backend.instance_params())
+    if (auto it = settings.find(spec.name); spec.type == ParamType::path && it != settings.end() &&
+                                             names_relative_path(it->second))
+      it->second = std::filesystem::absolute(it->second).lexically_normal().string();
+  opened.settings = resolve_params(backend.instance_params(), apply_environment_overrides(backend, settings), context);
   opened.instance = backend.open(opened.settings);
   opened.case_params = resolve_params(opened.instance->case_params(), arguments.case_params, context);
   opened.instance->validate_case(opened.case_params);

@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "exit_guard.hpp"
 #include "suggest.hpp"
 #include "validators.hpp"
 #include "fprev/backend.hpp"
@@ -28,13 +29,16 @@ constexpr const char* kExitFooter = R"(exit status: 0 good; 1 a tree differs, a 
 constexpr const char* kFooter = R"(environment: FPREV_SUITES, FPREV_GOLDEN_DIR, FPREV_PENDING_DIR (default paths), FPREV_STRICT=1
   (strict mode), CI (a missing golden fails; update, review and accept refuse to run; check keeps
   no pending results unless asked), FPREV_<BACKEND>_<SETTING> overrides a setting of every instance of a backend,
-  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so
-documentation: README.md and docs/ (json.md: the JSON output; suite-format.md), installed in
-  <prefix>/share/doc/fprev-golden)";
+  e.g. FPREV_BLAS_LIBRARY=/opt/openblas-next/lib/libopenblas.so (overrides are named in the summary and refused
+  under CI unless the suite lists them in environment_overrides); FPREV_WORKERS=off (debugging: libraries in
+  this process; refused under CI); FPREV_PROGRESS_INTERVAL=S (seconds between progress lines in a log, default 30)
+documentation: README.md and docs/ (cli.md: the commands; json.md: the JSON output; suite-format.md),
+  installed in <prefix>/share/doc/fprev-golden)";
 
 // ---- option groups, each defined once and added to the sub-commands that take it --------------
 
-void add_selection_options(CLI::App& command, SelectionOptions& s) {
+void add_selection_options(CLI::App& command, SelectionOptions& s, bool leave_out_opt_in) {
+  s.leave_out_opt_in = leave_out_opt_in;
   command.add_option("SUITE_PATH", s.positional, "suite files or directories (the same as --suites)")
       ->type_name("")
       ->group(kSelectionGroup);
@@ -63,6 +67,13 @@ void add_selection_options(CLI::App& command, SelectionOptions& s) {
       .add_option("--exclude-label", s.excluded_labels,
                   "leave out the cases whose suite entry carries this label (repeatable), e.g. long: "
                   "what ctest -LE long leaves out")
+      ->allow_extra_args(false)
+      ->type_name("LABEL")
+      ->group(kSelectionGroup);
+  command
+      .add_option("--label", s.labels,
+                  std::string("only the cases whose suite entry carries this label (repeatable), as ctest -L") +
+                      (leave_out_opt_in ? "; the cases labelled long run only when named here (--label long)" : ""))
       ->allow_extra_args(false)
       ->type_name("LABEL")
       ->group(kSelectionGroup);
@@ -138,7 +149,7 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       .add_option("--mpi", e.mpi,
                   "distributed mode with this MPI (openmpi, mpich) when the launcher is not recognised "
                   "by its variables (srun with PMIx); under mpirun or mpiexec it is found by itself. Rank "
-                  "0 runs the engine and reports; every rank hosts workers (README: bigger than one machine)")
+                  "0 runs the engine and reports; every rank hosts workers (docs/distributed.md)")
       ->envname("FPREV_MPI")
       ->check(CLI::IsMember({"openmpi", "mpich"}))
       ->type_name("IMPL")
@@ -211,12 +222,12 @@ void add_pending_options(CLI::App& command, PendingOptions& p) {
 }
 
 void add_gate_options(CLI::App& command, GateOptions& g) {
-  add_selection_options(command, g.selection);
+  add_selection_options(command, g.selection, true);
   add_pending_options(command, g.pending);
   add_engine_options(command, g.engine, true);
   add_json_flag(command, g.json, "the report as one JSON document on stdout (docs/json.md)");
   add_strict_flag(command, g.strict);
-  command.add_flag("--quiet", g.quiet, "no progress line on the terminal")->group(kOutputGroup);
+  command.add_flag("--quiet", g.quiet, "no progress: no line on the terminal, none in a log")->group(kOutputGroup);
   CLI::Option* only_failures =
       command
           .add_flag("--only-failures", g.only_failures,
@@ -275,11 +286,12 @@ struct Commands {
   ShowOptions show;
   RevealCommandOptions reveal;
   EnvOptions env;
+  TraceOptions trace;
 };
 
 CLI::App* add_list(CLI::App& app, ListOptions& o) {
   CLI::App* c = app.add_subcommand("list", "the expanded cases of the suites");
-  add_selection_options(*c, o.selection);
+  add_selection_options(*c, o.selection, false);
   add_json_flag(*c, o.json, "the cases as one JSON document on stdout (docs/json.md)");
   add_strict_flag(*c, o.strict);
   c->add_option("--cmake-tests", o.cmake_tests,
@@ -452,6 +464,25 @@ CLI::App* add_env(CLI::App& app, EnvOptions& o) {
   return c;
 }
 
+CLI::App* add_trace(CLI::App& app, TraceOptions& o) {
+  CLI::App* c = app.add_subcommand(
+      "trace", "run a program and write a suite of the BLAS calls it makes (docs/trace.md)");
+  c->add_option("--output,-o", o.output, "the suite to write (atomically)")->required()->type_name("FILE");
+  c->add_option("--top", o.top, "only the N most frequent distinct calls (default: all)")->type_name("N");
+  c->add_option("--min-count", o.min_count, "only calls made at least C times (default 1)")
+      ->type_name("C")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--merge", o.merge, "add the new cases to this suite (written to --output) instead of a new suite")
+      ->type_name("SUITE");
+  c->add_option("COMMAND", o.command, "the program and its arguments, after --")->type_name("")->required();
+  c->footer("usage: fprev-golden trace --output FILE [--top N] [--min-count C] [--merge SUITE] -- COMMAND [ARGS...]\n"
+            "The program runs with an interposer preloaded (LD_PRELOAD) that forwards every CBLAS and Fortran "
+            "BLAS call to the real library unchanged and records it. Its exit status: 0 the suite was written (also "
+            "when the program failed: the report says how it ended); 1 the program made no BLAS call the gate "
+            "reveals; 2 usage error");
+  return c;
+}
+
 void print_reveal_help(const CLI::App& reveal, const RevealCommandOptions& o) {
   std::cout << reveal.help("fprev-golden");
   if (o.backend.empty()) return;
@@ -498,7 +529,7 @@ void rewrite_help_command(std::vector<std::string>& arguments) {
 
 const std::vector<std::string>& command_names() {
   static const std::vector<std::string> names = {"list", "check",  "update", "review", "accept",
-                                                 "reject", "diff", "show", "reveal", "env"};
+                                                 "reject", "diff", "show", "reveal", "env", "trace"};
   return names;
 }
 
@@ -523,8 +554,9 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   CLI::App* show = add_show(app, o.show);
   CLI::App* reveal = add_reveal(app, o.reveal);
   CLI::App* env = add_env(app, o.env);
+  CLI::App* trace = add_trace(app, o.trace);
 
-  for (CLI::App* c : {list, check, update, review, accept, reject, diff, show, reveal, env}) {
+  for (CLI::App* c : {list, check, update, review, accept, reject, diff, show, reveal, env, trace}) {
     const std::string own = c->get_footer();
     c->footer(own.empty() ? std::string(kExitFooter) : own + "\n" + kExitFooter);
   }
@@ -562,6 +594,10 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
     throw UsageError(e.what());
   }
 
+  // Libraries run in the gate's own process only as a debugging aid, never in CI; and while a
+  // command runs, no exit() from them can end the process with a status of their choosing.
+  refuse_in_process_targets_in_ci();
+  const ExitGuard exit_guard(command);
   if (app.got_subcommand(list)) return run_list(o.list);
   if (app.got_subcommand(check)) return run_check(o.check);
   if (app.got_subcommand(update)) return run_update(o.update);
@@ -571,6 +607,7 @@ int run_command_line(const std::string& program, std::vector<std::string> argume
   if (app.got_subcommand(diff)) return run_diff(o.diff);
   if (app.got_subcommand(show)) return run_show(o.show);
   if (app.got_subcommand(env)) return run_env(o.env);
+  if (app.got_subcommand(trace)) return run_trace(o.trace);
   if (app.got_subcommand(reveal)) {
     if (o.reveal.help) {
       print_reveal_help(*reveal, o.reveal);

@@ -15,6 +15,8 @@ int run_diff(const DiffCommandOptions& options);
 int run_show(const ShowOptions& options);
 int run_reveal(const RevealCommandOptions& options);
 int run_env(const EnvOptions& options);
+// Runs a program under the BLAS interposer and writes a suite of the calls it made.
+int run_trace(const TraceOptions& options);
 // The pending results check keeps: review them one by one, accept or reject them by filters.
 int run_review(const ReviewOptions& options);
 int run_accept(const ResolveOptions& options);

@@ -1,4 +1,4 @@
-// The exit statuses of fprev-golden (documented in the README's exit-status table) and the error
+// The exit statuses of fprev-golden (documented in docs/cli.md's exit-status table) and the error
 // that ends a sub-command with a usage error.
 #pragma once
 

@@ -2,7 +2,7 @@
 //
 // Every error of every sub-command ends in the one handler below, which prints
 // `fprev-golden <command>: error: <message>` and exits with the documented status
-// (exit_status.hpp; the README's exit-status table).
+// (exit_status.hpp; docs/cli.md's exit-status table).
 #include <exception>
 #include <iostream>
 #include <new>

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct SelectionOptions {
   std::vector<std::string> backends;     // --backend GLOB
   std::vector<std::string> cases;        // --case GLOB
   std::vector<std::string> excluded_labels;  // --exclude-label LABEL: not the cases carrying it
+  std::vector<std::string> labels;           // --label LABEL: only the cases carrying one of them
+  // check and update: the opt-in labels (long) leave their cases out unless --label names them,
+  // as `ctest -L reproducibility` does; list lists every case (CTest discovers the long ones too).
+  bool leave_out_opt_in = false;
   std::uint64_t max_cases = kMaxRunCases;    // --max-cases N: the cases of all suite files together
 };
 
@@ -135,6 +140,15 @@ struct DiffCommandOptions {
 
 struct EnvOptions {
   bool json = false;
+};
+
+// trace: run a program under the BLAS interposer and write a suite of its calls (docs/trace.md).
+struct TraceOptions {
+  std::filesystem::path output;          // --output FILE
+  std::size_t top = 0;                   // --top N: the N most frequent cases (0: all)
+  std::uint64_t min_count = 1;           // --min-count C: cases with fewer calls are left out
+  std::optional<std::string> merge;      // --merge SUITE: add to that suite
+  std::vector<std::string> command;      // after --
 };
 
 }  // namespace fprev::cli

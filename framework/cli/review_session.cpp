@@ -10,6 +10,7 @@
 
 #include "fprev/diff.hpp"
 #include "fprev/render.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "fprev/summary.hpp"
 
@@ -162,6 +163,11 @@ void ReviewSession::show(const PendingFile& file, const Golden& pending, std::si
       print_indented(out_, render_result_diff(*now.golden, pending, labels));
     } else if (const auto change = compare_result_fingerprints(*now.golden, pending)) {
       out_ << "  tree unchanged; arithmetic: " << change->summary() << "\n";
+    }
+    // What the change costs numerically (a pending result records no formats: they are inferred).
+    if (const auto impact = result_impact(*now.golden, pending)) {
+      out_ << "  " << impact_line(*impact) << "\n";
+      for (const std::string& line : impact_detail_lines(*impact)) out_ << "    " << line << "\n";
     }
   } else if (!now.golden) {
     print_indented(out_, result_lines(pending));

@@ -49,7 +49,25 @@ bool carries_any(const SuiteCase& c, const std::vector<std::string>& labels) {
 
 }  // namespace
 
-Selection select_cases(const SelectionOptions& options) {
+std::string label_list(const std::vector<std::string>& labels) {
+  std::string text;
+  for (const std::string& label : labels) text += (text.empty() ? "" : ", ") + label;
+  return text;
+}
+
+const std::vector<std::string>& opt_in_labels() {
+  static const std::vector<std::string> labels{"long"};
+  return labels;
+}
+
+std::vector<std::string> opt_in_labels_of(const SuiteCase& c) {
+  std::vector<std::string> carried;
+  for (const std::string& label : opt_in_labels())
+    if (std::find(c.labels.begin(), c.labels.end(), label) != c.labels.end()) carried.push_back(label);
+  return carried;
+}
+
+Selection select_cases(const SelectionOptions& options, bool keep_invalid) {
   Selection s;
   for (const auto& path : options.suite_paths) s.suite_paths.emplace_back(path);
   for (const auto& path : options.positional) s.suite_paths.emplace_back(path);
@@ -60,17 +78,30 @@ Selection select_cases(const SelectionOptions& options) {
   s.suite_patterns = options.suites;
   s.backend_patterns = options.backends;
   s.case_patterns = options.cases;
+  s.excluded_labels = options.excluded_labels;
+  if (options.leave_out_opt_in)
+    for (const std::string& label : opt_in_labels())
+      if (std::find(options.labels.begin(), options.labels.end(), label) == options.labels.end() &&
+          std::find(s.excluded_labels.begin(), s.excluded_labels.end(), label) == s.excluded_labels.end())
+        s.excluded_labels.push_back(label);
   for (const auto& path : s.suite_paths)
     if (!std::filesystem::exists(path))
       throw UsageError("no suite file or directory '" + path.string() +
                        "' (use --suites PATH, or run from the project root)");
-  s.suites = load_suites(s.suite_paths, builtin_backends(), options.max_cases);
+  if (keep_invalid) {
+    LoadedSuites loaded = load_suites_keeping_going(s.suite_paths, builtin_backends(), options.max_cases);
+    s.suites = std::move(loaded.suites);
+    s.invalid = std::move(loaded.invalid);
+  } else {
+    s.suites = load_suites(s.suite_paths, builtin_backends(), options.max_cases);
+  }
   for (const Suite& suite : s.suites) {
     if (!matches_any(options.suites, suite.name)) continue;
     for (const SuiteCase& c : suite.cases) {
       if (!matches_any(options.backends, c.backend_instance)) continue;
       if (!matches_any(options.cases, c.id)) continue;
-      if (carries_any(c, options.excluded_labels)) {
+      if (!options.labels.empty() && !carries_any(c, options.labels)) continue;
+      if (carries_any(c, s.excluded_labels)) {
         ++s.excluded_by_label;
         continue;
       }
@@ -78,9 +109,17 @@ Selection select_cases(const SelectionOptions& options) {
     }
   }
   const bool filtered = !options.suites.empty() || !options.backends.empty() || !options.cases.empty() ||
-                        !options.excluded_labels.empty();
-  if (s.cases.empty() && filtered)
-    throw UsageError("no case matches the filters (--suite, --backend, --case, --exclude-label); see "
+                        !options.excluded_labels.empty() || !options.labels.empty();
+  // Everything selected carries a left-out label (a long case named by --case): say how to run it.
+  if (s.cases.empty() && s.excluded_by_label != 0 && s.invalid.empty())
+    throw UsageError("no case to run: " +
+                     (s.excluded_by_label == 1 ? std::string("the case selected carries")
+                                               : "the " + std::to_string(s.excluded_by_label) + " cases selected carry") +
+                     " a label of " + label_list(s.excluded_labels) + ", left out" +
+                     (options.leave_out_opt_in ? " unless named (add --label long to run the long ones)" : "") +
+                     "; see fprev-golden list");
+  if (s.cases.empty() && filtered && s.invalid.empty())
+    throw UsageError("no case matches the filters (--suite, --backend, --case, --label, --exclude-label); see "
                      "fprev-golden list");
   return s;
 }

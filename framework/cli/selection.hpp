@@ -23,15 +23,26 @@ struct Selection {
   bool suite_paths_given = false;                  // on the command line (not a default)
   bool golden_given = false;
   std::vector<Suite> suites;                       // loaded (all of them: obsolete detection)
+  std::vector<InvalidSuiteFile> invalid;           // keep_invalid: the files that did not load
   std::vector<SelectedCase> cases;                 // after the filters
-  std::size_t excluded_by_label = 0;               // matched the filters but carry an --exclude-label
+  std::size_t excluded_by_label = 0;               // matched the filters but carry a left-out label
+  std::vector<std::string> excluded_labels;        // --exclude-label, and long unless --label names it
   std::vector<std::string> suite_patterns, backend_patterns, case_patterns;  // the filters
 };
 
+// The labels whose cases are opt-in: left out of check and update unless --label names them (long:
+// ddot 10^6, minutes to hours a case).
+const std::vector<std::string>& opt_in_labels();
+// The opt-in labels case `c` carries (empty: it runs by default).
+std::vector<std::string> opt_in_labels_of(const SuiteCase& c);
+// "long", "long, slow": labels as the reports name them.
+std::string label_list(const std::vector<std::string>& labels);
+
 // Loads the suites (throws SuiteError) and applies the filters. Defaults: ./suites or
 // $FPREV_SUITES, ./golden or $FPREV_GOLDEN_DIR. A missing suite path or a filter that matches no
-// case is a UsageError.
-Selection select_cases(const SelectionOptions& options);
+// case is a UsageError. keep_invalid: suite files that do not load are listed in
+// Selection::invalid instead (list --cmake-tests registers failing tests for them).
+Selection select_cases(const SelectionOptions& options, bool keep_invalid = false);
 
 // --golden DIR, else $FPREV_GOLDEN_DIR, else ./golden. A UsageError when the option names
 // something that is not a directory.

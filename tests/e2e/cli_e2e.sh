@@ -86,9 +86,9 @@ YAML
 
 # --- help and version -----------------------------------------------------------------------------
 declare -A OPTIONS=(
-  [list]="--suites --golden --suite --backend --case --json --strict --cmake-tests SUITE_PATH"
-  [check]="--suites --golden --suite --backend --case --exclude-label --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate --no-sibling-guesses"
-  [update]="--suites --golden --suite --backend --case --json --quiet --force --seed --algorithm --pending-dir --no-pending --streams --max-seconds --max-estimate --no-sibling-guesses"
+  [list]="--suites --golden --suite --backend --case --label --json --strict --cmake-tests SUITE_PATH"
+  [check]="--suites --golden --suite --backend --case --exclude-label --label --json --strict --quiet --ctest --seed --reveal-seed --algorithm SUITE_PATH --pending --no-pending --pending-dir --unreferenced --force --streams --max-seconds --max-estimate --no-sibling-guesses"
+  [update]="--suites --golden --suite --backend --case --label --json --quiet --force --seed --algorithm --pending-dir --no-pending --streams --max-seconds --max-estimate --no-sibling-guesses"
   [review]="--golden --pending-dir --suite --backend --case --platform --max-nodes --force"
   [accept]="--golden --pending-dir --suite --backend --case --platform --json --force"
   [reject]="--golden --pending-dir --suite --backend --case --platform --json"
@@ -245,7 +245,9 @@ sed -i -e 's/^n0\.2 = (0 1)$/n0.2 = (0 2)/' -e 's/^n2\.2 = (2 3)$/n1.2 = (1 3)/'
        "$G/sum-float32-pairwise-n4.golden"
 json_ok check 1 "check --json, a changed tree" counts/failed=1 cases/2/status=differs cases/2/outcome=failed \
   cases/2/golden/tree/sexpr='((0 2) (1 3))' cases/2/revealed/sexpr='((0 1) (2 3))' cases/2/diff/equal=false \
-  cases/2/diff/differences/0/leaves='{0..3}' cases/2/accept_command=@nonempty -- check --json
+  cases/2/diff/differences/0/leaves='{0..3}' cases/2/accept_command=@nonempty cases/2/impact/sets/normal/inputs=100 \
+  cases/2/impact/old_bound_u=2 cases/2/impact/new_bound_u=2 cases/2/impact/summary=@nonempty cases/0/impact=null \
+  -- check --json
 rm "$G/sum-float32-sequential-n16.golden"
 json_ok check 1 "check --json --strict, a missing golden" strict=true cases/1/status=missing_golden \
   cases/1/outcome=failed cases/1/golden=null cases/1/accept_command=@nonempty -- check --json --strict
@@ -288,8 +290,11 @@ json_ok show 0 "show --format json of a golden" metadata/suite=small metadata/ca
 json_ok show 0 "show --json of an S-expression" metadata=null tree/sexpr='((0 1) 2)' tree/description=sequential \
   -- show '((0 1) 2)' --json
 json_ok diff 1 "diff --json of two different trees" diff/equal=false diff/comparable=true \
-  diff/agreeing_inner_nodes=1 old/tree/sexpr='((0 1) (2 3))' new/metadata=null -- diff '((0 1) (2 3))' '((0 2) (1 3))' --json
-json_ok diff 0 "diff --json of equal trees" diff/equal=true diff/differences='[]' -- diff '((0 1) 2)' '((0 1) 2)' --json
+  diff/agreeing_inner_nodes=1 old/tree/sexpr='((0 1) (2 3))' new/metadata=null impact/old_bound_u=2 \
+  impact/new_bound_u=2 impact/sets/cancel/inputs=100 -- diff '((0 1) (2 3))' '((0 2) (1 3))' --json
+json_ok diff 1 "diff --json: the impact of pairwise -> sequential" impact/old_bound_u=2 impact/new_bound_u=3 \
+  -- diff '((0 1) (2 3))' '(((0 1) 2) 3)' --json
+json_ok diff 0 "diff --json of equal trees" diff/equal=true diff/differences='[]' impact=null -- diff '((0 1) 2)' '((0 1) 2)' --json
 json_ok diff 1 "diff --json of trees over different leaves" diff/comparable=false diff/note=@string \
   -- diff '((0 1) 2)' '(0 1)' --json
 json_ok env 0 "env --json" backends/0/name=@string os=@string -- env --json
@@ -378,19 +383,56 @@ rm suites/flaky.yaml
 if [ "$failures" -eq 0 ] && [ -z "$JSON_SCHEMA_OK" ]; then
   echo "SKIP: the JSON schema checks need python3-jsonschema (scripts/install-deps installs it)"; exit 77
 fi
-# --- --exclude-label: the cases left out are said, and excluding everything is an error ---------
+# --- labels: check and update leave the long cases out unless --label long names them (as the gate
+# and ctest -L reproducibility do: a plain check once ran two hour-long cases); --exclude-label -----
 run 0 "update the labelled suite" -- "$FG" update --suites other/labelled.yaml
+expect_in "1 created" out.txt "a plain update records the unlabelled case only"
+expect_in "2 cases left out by label (long), not counted below; --label long runs the long ones" out.txt \
+  "update says what it left out and how to opt in"
+run 0 "update --label long" -- "$FG" update --suites other/labelled.yaml --label long
+expect_in "2 created" out.txt "--label long records the long cases"
+run 0 "a plain check" -- "$FG" check --suites other/labelled.yaml
+expect_in "1 passed, 0 failed, 0 skipped" out.txt "a plain check runs only the unlabelled case"
+expect_in "2 cases left out by label (long), not counted below; --label long runs the long ones" out.txt \
+  "the left-out cases are said, with the option that runs them"
+run 0 "check FILE" -- "$FG" check other/labelled.yaml
+expect_in "1 passed, 0 failed, 0 skipped" out.txt "check FILE leaves the long cases out too"
+run 0 "check --label long" -- "$FG" check --suites other/labelled.yaml --label long
+expect_in "2 passed, 0 failed, 0 skipped" out.txt "--label long runs only the long cases"
+expect_not_in "left out" out.txt "and leaves nothing out"
 run 0 "check --exclude-label long" -- "$FG" check --suites other/labelled.yaml --exclude-label long
-expect_in "1 passed, 0 failed, 0 skipped" out.txt "only the unlabelled case runs"
-expect_in "2 cases left out by --exclude-label, not counted below" out.txt "the left-out cases are said"
-json_ok check 0 "check --exclude-label --json" excluded_by_label=2 excluded_labels/0=long counts/passed=1 \
-  -- check --suites other/labelled.yaml --exclude-label long --json
-json_ok check 0 "check --json without --exclude-label" excluded_by_label=0 excluded_labels=[] counts/passed=3 \
+expect_in "1 passed, 0 failed, 0 skipped" out.txt "--exclude-label still leaves them out"
+expect_not_in "--label long runs" out.txt "a label left out on request needs no advice"
+json_ok check 0 "check --json" excluded_by_label=2 excluded_labels/0=long counts/passed=1 \
   -- check --suites other/labelled.yaml --json
-run 0 "check --exclude-label --html" -- "$FG" check --suites other/labelled.yaml --exclude-label long --html left-out.html
-expect_in "2 cases left out by --exclude-label long, not counted above" left-out.html "the HTML report says them too"
+json_ok check 0 "check --label long --json" excluded_by_label=0 excluded_labels=[] counts/passed=2 \
+  -- check --suites other/labelled.yaml --label long --json
+run 0 "check --html" -- "$FG" check --suites other/labelled.yaml --html left-out.html
+expect_in "2 cases left out by label (long), not counted above" left-out.html "the HTML report says them too"
+run 2 "a long case named without --label long" -- "$FG" check --suites other/labelled.yaml --case '*pairwise-n8'
+expect_in "no case to run: the case selected carries a label of long, left out unless named (add --label long" \
+  out.txt "naming a long case says how to run it"
 run 2 "--exclude-label leaving nothing" -- "$FG" check --suites other/labelled.yaml --case '*pairwise*' --exclude-label long
-expect_in "no case matches the filters" out.txt "an empty selection is refused"
+expect_in "no case to run" out.txt "an empty selection is refused"
+
+# --- progress in a log: a line whenever the interval passed without one, on stderr only ---------------
+printf 'suite: slow\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: pairwise\n    n: 4096\n' \
+  >other/slow.yaml
+"$FG" update --suites other/slow.yaml >/dev/null 2>&1
+FPREV_PROGRESS_INTERVAL=0.02 "$FG" check --suites other/slow.yaml --json >progress.json 2>progress.txt
+expect_status 0 $? "a piped check with a short progress interval"
+expect_in "fprev-golden check: 0 of 1 cases done after " progress.txt "a log gets progress lines"
+expect_in "running [1/1] reproducibility/slow/ref/sum-float32-pairwise-n4096 for " progress.txt \
+  "naming the running case"
+expect_not_in "cases done" progress.json "never in the --json document"
+"$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' progress.json && pass "stdout stays one JSON document" \
+  || fail "stdout is not JSON"
+FPREV_PROGRESS_INTERVAL=0.02 "$FG" check --suites other/slow.yaml --quiet >/dev/null 2>progress.txt
+expect_not_in "cases done" progress.txt "--quiet prints no progress"
+"$FG" check --suites other/slow.yaml >/dev/null 2>progress.txt
+expect_not_in "cases done" progress.txt "a run shorter than the default 30 s prints none"
+run 2 "a bad FPREV_PROGRESS_INTERVAL" -- env FPREV_PROGRESS_INTERVAL=soon "$FG" check --suites other/slow.yaml
+expect_in "FPREV_PROGRESS_INTERVAL='soon' is not a number of seconds" out.txt "is refused, naming the value"
 
 # --- the alignment check: Eigen's sum peels until aligned, four orders over the offsets (SSE2) ---
 if [ "$(uname -m)" = x86_64 ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Distributed mode (README "Bigger than one machine"): `mpirun -np N fprev-golden ...` on one host
+# Distributed mode (docs/distributed.md): `mpirun -np N fprev-golden ...` on one host
 # (--oversubscribe) must give what a serial run gives: the same tree, probe and target-call counts
 # and fingerprint for a single-output target (dot) and a grid target (gemm), the same report and
 # byte-identical goldens for a suite, with Open MPI (2 and 4 ranks) and MPICH; the JSON names the

@@ -3,8 +3,9 @@
 # error keeps file:line:col and hints at indentation and tabs, an unknown backend names the module
 # file and FPREV_BACKEND_PATH, list counts the suites of its cases, an S-expression error gives one
 # position; and in a new CMake project: the golden folder exists after configuring, the first
-# ctest skips with the command that records the suite, the fprev-update target records, cases
-# labelled long are opt-in for `ctest -L reproducibility`.
+# ctest says in its default output which command records the goldens (and fails its
+# goldens-missing test), the skips print it too, the fprev-update target records, cases labelled
+# long are opt-in for `ctest -L reproducibility` and for update.
 # usage: first_hour_e2e.sh <fprev-golden> <source root> <cmake> <ctest>
 set -uo pipefail
 FG=$1 ROOT=$2 CMAKE=$3 CTEST=$4
@@ -85,14 +86,38 @@ expect_in "position" out.txt "the position is given"
 configure_downstream_project
 [ -d golden ] && pass "configuring creates the golden folder" || fail "no golden folder after configuring"
 (cd build && "$CTEST" -N -L reproducibility >../out.txt 2>&1)
-expect_in "Total Tests: 5" out.txt "ctest -L reproducibility leaves the long case out"
+expect_in "Total Tests: 7" out.txt "ctest -L reproducibility: 5 cases and a goldens-missing test per suite"
+expect_not_in "pairwise-n2048" out.txt "it leaves the long case out"
 (cd build && "$CTEST" -N -L long >../out.txt 2>&1)
 expect_in "Total Tests: 1" out.txt "ctest -L long runs it"
-(cd build && "$CTEST" -L reproducibility -V >../out.txt 2>&1); expect_status 0 $? "the first ctest passes"
-expect_in "or record every case of the suite with: " out.txt "its skips print the command that records the suite"
+# The first ctest, default output (no -V): it does not read "100% tests passed" having compared
+# nothing; it says which command records the goldens, and a test named for it fails.
+(cd build && "$CTEST" -L reproducibility >../out.txt 2>&1); expect_status 8 $? "the first ctest fails"
+expect_not_in "100% tests passed" out.txt "it does not say every test passed"
+expect_in "fprev-golden: suite 'one' has no goldens in $PWD/golden: its cases are skipped until you record them, with" \
+  out.txt "its default output says the suite has no goldens"
+expect_in "reproducibility/one/goldens-missing (Failed)" out.txt "a failed test named for it"
+expect_in "cmake --build <build folder> --target fprev-update" out.txt "and the target that records every suite"
+record=$(grep -A1 "suite 'one' has no goldens" out.txt | sed -n 2p | sed 's/^ *//')
+expect_in "update --suites $PWD/suites --golden $PWD/golden --suite one" <(echo "$record") "the command: $record"
+(cd build && "$CTEST" -L reproducibility -V >../out.txt 2>&1)
+expect_in "or record every case of the suite with: " out.txt "each skip prints the command that records the suite"
 expect_not_in "does not exist" out.txt "no case fails on the golden folder"
-"$CMAKE" --build build --target fprev-update >update.txt 2>&1; expect_status 0 $? "the fprev-update target"
-expect_in "CREATED reproducibility/one/ref/sum-float32-pairwise-n8" update.txt "it records the goldens"
+(cd / && bash -c "$record" >/dev/null 2>&1); expect_status 0 $? "the printed command works as printed"
+record_two=$(grep -A1 "suite 'two' has no goldens" out.txt | sed -n 2p | sed 's/^ *//')
+[ -n "$record_two" ] || record_two=$(cd build && "$CTEST" -L reproducibility 2>&1 | grep -A1 "suite 'two' has no goldens" | sed -n 2p | sed 's/^ *//')
+(cd / && bash -c "$record_two" >/dev/null 2>&1); expect_status 0 $? "so does the other suite's: $record_two"
 (cd build && "$CTEST" -L reproducibility >../out.txt 2>&1); expect_status 0 $? "then ctest passes"
 expect_not_in "Skipped" out.txt "and skips nothing"
+expect_not_in "goldens-missing" out.txt "and has no goldens-missing test"
+rm -rf golden/*
+"$CMAKE" --build build --target fprev-update >update.txt 2>&1; expect_status 0 $? "the fprev-update target"
+expect_in "CREATED reproducibility/one/ref/sum-float32-pairwise-n8" update.txt "it records the goldens"
+expect_not_in "pairwise-n2048" update.txt "but not the long case (opt-in: --label long)"
+(cd build && "$CTEST" -L reproducibility >../out.txt 2>&1); expect_status 0 $? "then ctest passes"
+expect_not_in "Skipped" out.txt "and skips nothing"
+# The long case's own test runs it (list --cmake-tests gives it --label long); its skip prints a
+# command that records it.
+(cd build && "$CTEST" -L long -V >../out.txt 2>&1); expect_status 0 $? "ctest -L long: the long case skips (no golden)"
+expect_in "--case sum-float32-pairwise-n2048 --label long" out.txt "its record command names --label long"
 finish first-hour

@@ -36,6 +36,10 @@ expect_in "FAILED reproducibility/small/ref/sum-float32-pairwise-n64" out.txt "t
 expect_in "((0 2) (1 3))" out.txt "the diff shows the golden's differing subtree"
 expect_in "((0 1) (2 3))" out.txt "the diff shows the revealed subtree"
 expect_in "inner nodes still agree" out.txt "the diff counts the agreeing nodes"
+expect_in "impact: differs on " out.txt "the failure says what the change costs numerically"
+expect_in "worst-case bound 6u -> 6u" out.txt "the impact gives both trees' worst-case bounds (depth 6)"
+expect_in "suggested relative tolerance: " out.txt "the impact suggests a tolerance"
+expect_in "arithmetic: the case's target: float32 inputs" out.txt "the impact is evaluated in the case's formats"
 expect_in "fprev-golden update --suite small --backend ref --case sum-float32-pairwise-n64" out.txt \
   "the failure names the command that accepts the change"
 expect_in "1 failed" out.txt "the summary counts the failure"
@@ -51,6 +55,14 @@ nodes=$(echo "$changed" | grep -cE '^[-+]n[0-9]+\.[0-9]+ = ' || true)
 if [ -z "$others" ] && [ "$nodes" -le 6 ]; then pass "git diff shows only the changed nodes ($nodes node lines)"
 else fail "git diff shows more than the changed nodes:"; echo "$changed" | head -20; fi
 git commit -qam "re-baselined"
+
+# --- a changed arithmetic under the same tree: its impact, each side with its own facts ----------
+golden="$G/sum-float32-sequential-n64.golden"
+sed -i 's/^fingerprint\.fact\.partial-sums: float32$/fingerprint.fact.partial-sums: float64/' "$golden"
+"$FG" check --case sum-float32-sequential-n64 >out.txt 2>&1; expect_status 1 $? "check fails on a changed arithmetic"
+expect_in "the arithmetic changed under the same summation tree" out.txt "the failure says the arithmetic changed"
+expect_in "worst-case bound 1.17e-07u -> 63u" out.txt "the impact evaluates each side with its own partial sums"
+git checkout -q -- golden && rm -f "$golden.new"
 
 # --- missing golden: skipped, failed in strict mode ---------------------------------------------
 rm "$G/sum-float32-sequential-n16.golden"

@@ -96,6 +96,7 @@ expect_in "reproducibility/demo/ref/sum-float32-pairwise-n1000: the summation tr
 expect_in "reproducibility/demo/ref/sum-float32-nondeterministic-n64: the target misbehaves: nondeterministic" \
   dom.html "the misbehaving case's section"
 expect_in "no golden for platform" dom.html "the skip and why"
+expect_in '<div class="impact"><p><strong>impact: differs on ' dom.html "the impact of the change beside its picture"
 expect_in "<th>alignment</th>" dom.html "the summary table has an alignment column"
 expect_in "<td>independent (offsets 0-15 checked)</td>" dom.html "a reference sum's order is independent of the offset"
 expect_in "<td>not applicable</td>" dom.html "tcsim places no data: not applicable"
@@ -112,6 +113,44 @@ browser --screenshot="$OUT/report.png" --window-size=1280,4000 "file://$OUT/repo
 size=$(stat -c %s "$OUT/report.png" 2>/dev/null || echo 0)
 [ "$size" -gt 20000 ] && pass "a screenshot of the report ($OUT/report.png, $size bytes)" \
                       || fail "no screenshot (size $size)"
+
+# --- many failures: the page stays small -------------------------------------------------------------
+# 144 failing GEMMs once made a 13.9 MB page (every picture twice). Now the page embeds the first 20
+# pictures, each once, and the others are files beside it, linked and loaded lazily.
+if command -v dot >/dev/null; then
+  mkdir -p "$WORK/many/suites" && cd "$WORK/many"
+  printf 'suite: many\nbackends:\n  - name: tc\n    use: tcsim\n    arch: volta\ncases:\n  - op: gemm\n    dtype: [float16, bfloat16]\n    m: 16\n    n: 16\n    k: [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 256]\n' \
+    >suites/many.yaml
+  "$FG" update >/dev/null 2>&1
+  sed -i 's/arch: volta/arch: hopper/' suites/many.yaml
+  mkdir -p reports/many-pictures && echo keep >reports/many-pictures/notes.txt && echo old >reports/many-pictures/picture-99.svg
+  "$FG" check --html reports/many.html >out.txt 2>&1; expect_status 1 $? "24 GEMMs fail"
+  expect_in "0 passed, 24 failed, 0 skipped" out.txt "every case fails with a picture to draw"
+  embedded=$(grep -o '<svg' reports/many.html | wc -l)
+  [ "$embedded" -eq 20 ] && pass "the page embeds 20 pictures, each once" || fail "the page embeds $embedded SVGs, not 20"
+  linked=$(grep -o '<img loading="lazy" src="many-pictures/picture-[0-9]*.svg"' reports/many.html | wc -l)
+  [ "$linked" -eq 4 ] && pass "the other 4 are linked, loaded lazily" || fail "$linked pictures linked lazily, not 4"
+  files=$(ls reports/many-pictures/picture-*.svg 2>/dev/null | wc -l)
+  [ "$files" -eq 4 ] && pass "4 picture files beside the page (the last run's picture-99.svg removed)" \
+    || fail "$files picture files beside the page: $(ls reports/many-pictures)"
+  [ -f reports/many-pictures/notes.txt ] && pass "other files in that folder are left alone" || fail "notes.txt was removed"
+  for f in reports/many-pictures/picture-*.svg; do
+    grep -q '</svg>' "$f" || fail "$f is not a whole SVG"
+  done
+  # The bound: 20 pictures once each (none larger than the largest file) and 300 kB of text.
+  page=$(stat -c %s reports/many.html)
+  largest=$(for f in reports/many-pictures/picture-*.svg; do stat -c %s "$f"; done | sort -n | tail -1)
+  [ "$page" -lt $((20 * largest + 300000)) ] \
+    && pass "the page is small: $page bytes for 24 failures" || fail "the page is $page bytes (largest picture $largest)"
+  expect_not_in "<!--" reports/many.html "no Graphviz comments in the page"
+  browser --enable-logging=stderr --v=0 --dump-dom "file://$WORK/many/reports/many.html" >dom.html 2>console.txt
+  if grep -E "CONSOLE|net::ERR|Not allowed to load" console.txt >errors.txt; then
+    fail "the page with linked pictures logged errors:"; sed 's/^/      /' errors.txt
+  else
+    pass "the page with linked pictures loads without errors"
+  fi
+  cd "$WORK/project"
+fi
 
 # --- the diff picture of a changed OpenBLAS order --------------------------------------------------
 c=gemm-float64-beta0-nn-m64n64k1001.golden

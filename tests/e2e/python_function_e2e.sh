@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A user's own Python function gated like a library (the python backend's `function:` setting): a
-# scratch project whose suite reveals mysums:total, a left-to-right float32 loop, records it with
+# scratch project whose suite reveals mysums:total (a module beside the suite), a left-to-right float32 loop, records it with
 # update, then changes the loop to run right to left, so check fails with a diff naming the case;
 # math.fsum (exact, then rounded: no summation tree) fails too. A function that exits the
 # interpreter (os._exit) or crashes it (a NULL read through ctypes) is a named target_fault and the
@@ -34,7 +34,7 @@ cases:
     dtype: float32
     n: [8, 33]
 YAML
-cat > mysums.py <<'PY'
+cat > suites/mysums.py <<'PY'
 import numpy as np
 
 def total(x):
@@ -43,6 +43,7 @@ def total(x):
         acc = np.float32(acc + v)
     return acc
 PY
+cp suites/mysums.py left_to_right.py
 "$FG" update --suites suites --golden golden >update.txt 2>&1
 expect_status 0 $? "update records the function's two cases"
 expect_in "2 created" update.txt "update created 2 goldens"
@@ -52,13 +53,13 @@ expect_in "(((((((0 1) 2) 3) 4) 5) 6) 7)" show.txt "the recorded tree is the loo
 "$FG" check --suites suites --golden golden >check.txt 2>&1
 expect_status 0 $? "check passes with the function unchanged"
 
-sed -i 's/for v in x:  # left to right/for v in x[::-1]:  # right to left/' mysums.py
+sed -i 's/for v in x:  # left to right/for v in x[::-1]:  # right to left/' suites/mysums.py
 "$FG" check --suites suites --golden golden >reversed.txt 2>&1
 expect_status 1 $? "check fails once the loop runs right to left"
 expect_in "sum-float32-n8" reversed.txt "the failing case is named"
 expect_in "(0 (1 (2 (3 (4 (5 (6 7)))))))" reversed.txt "the diff shows the new, reversed order"
 
-cat > mysums.py <<'PY'
+cat > suites/mysums.py <<'PY'
 import math
 
 def total(x):
@@ -67,7 +68,7 @@ PY
 "$FG" check --suites suites --golden golden >fsum.txt 2>&1
 expect_status 1 $? "check fails once the function is math.fsum"
 
-cat > mysums.py <<'PY'
+cat > suites/mysums.py <<'PY'
 import ctypes, os
 
 def total(x):
@@ -78,7 +79,7 @@ PY
 "$FG" check --suites suites --golden golden >exit.txt 2>&1
 expect_status 1 $? "a function that exits the interpreter fails the check"
 expect_in "exited (status 3)" exit.txt "the fault is named: exited (status 3)"
-sed -i 's/os._exit(3)/ctypes.string_at(0)/' mysums.py
+sed -i 's/os._exit(3)/ctypes.string_at(0)/' suites/mysums.py
 "$FG" check --suites suites --golden golden >segv.txt 2>&1
 expect_status 1 $? "a function that crashes the interpreter fails the check"
 expect_in "crashed (SIGSEGV)" segv.txt "the fault is named: crashed (SIGSEGV)"
@@ -100,24 +101,24 @@ def peeled(x):
         rest = np.float32(rest + v)
     return np.float32(first + rest)
 PY
-"$FG" reveal --backend python --python "$PY" --library numpy --function peel:peeled --op sum --dtype float32 --n 8 \
+"$FG" reveal --backend python --python "$PY" --library numpy --function peel:peeled --module_dir . --op sum --dtype float32 --n 8 \
   >peel-reveal.txt 2>&1
 expect_status 0 $? "reveal of a peeling function"
 # The classes as the function defines them: at offset 1 it peels 3 floats (0 1 2), then 3..7.
 expect_in "offsets 0,4,8,12: (((((((0 1) 2) 3) 4) 5) 6) 7)" peel-reveal.txt "no peel on a 16-byte boundary"
 expect_in "offsets 1,5,9,13: (((0 1) 2) ((((3 4) 5) 6) 7))" peel-reveal.txt "three floats peeled at offset 1 mod 4"
 expect_in "offsets 3,7,11,15: (0 ((((((1 2) 3) 4) 5) 6) 7))" peel-reveal.txt "one float peeled at offset 3 mod 4"
-"$FG" reveal --backend python --python "$PY" --library numpy --function peel:peeled --op sum --dtype float32 --n 8 \
+"$FG" reveal --backend python --python "$PY" --library numpy --function peel:peeled --module_dir . --op sum --dtype float32 --n 8 \
   --format text >peel-text.txt 2>&1
 expect_in "dependent (offsets 0-15 checked, 4 classes)" peel-text.txt "the text report names the dependence"
 mkdir -p peel/suites peel/golden
 sed -e 's/mysums:total/peel:peeled/' -e 's/n: \[8, 33\]/n: 8/' -e 's/suite: mine/suite: peel/' suites/mine.yaml \
   >peel/suites/peel.yaml
-(cd peel && cp ../peel.py . && "$FG" update --suites suites --golden golden) >peel-update.txt 2>&1
+(cd peel && cp ../peel.py suites/ && "$FG" update --suites suites --golden golden) >peel-update.txt 2>&1
 expect_status 0 $? "update records the peeling function"
 expect_in "alignment: dependent (offsets 0-15 checked, 4 classes)" "$(find peel/golden -name '*.golden')" \
   "the golden records the order map over offsets"
-cat > peel/peel.py <<'PY'
+cat > peel/suites/peel.py <<'PY'
 import numpy as np
 
 def peeled(x):
@@ -129,6 +130,39 @@ PY
 (cd peel && "$FG" check --suites suites --golden golden) >peel-check.txt 2>&1
 expect_status 1 $? "check fails once the function no longer depends on where the data lies"
 expect_in "where the data lies" peel-check.txt "the failure says the alignment dependence changed"
+
+# Issue 34.5: Python code comes from where the suite says (its folder, PYTHONPATH, the interpreter's
+# own paths), never from the folder the gate runs in: a mysums.py or a venv/bin/python planted there
+# is not run. (The gate used to import ./mysums.py ahead of PYTHONPATH and run ./venv/bin/python.)
+cp left_to_right.py suites/mysums.py
+mkdir -p planted/venv/bin
+cat > planted/mysums.py <<PY
+open("$work/planted-module-ran", "w").close()
+def total(x):
+    return x.sum()
+PY
+printf '#!/bin/sh\ntouch "%s/planted-python-ran"\nexec "%s" "$@"\n' "$work" "$PY" >planted/venv/bin/python
+chmod +x planted/venv/bin/python
+(cd planted && "$FG" check --suites ../suites --golden ../golden) >planted.txt 2>&1
+expect_status 0 $? "check from a folder holding another mysums.py passes with the suite's"
+if [ -e planted-module-ran ]; then fail "the working directory's mysums.py was imported"; else pass "the working directory's mysums.py was not imported"; fi
+# On PYTHONPATH only (the suite's folder has none): PYTHONPATH's, still not the working directory's,
+# even where PYTHONPATH has entries that mean it ('.' and an empty one, which Python makes absolute).
+mkdir -p onpath && mv suites/mysums.py onpath/
+(cd planted && PYTHONPATH=".::$work/onpath" "$FG" check --suites ../suites --golden ../golden) >planted.txt 2>&1
+expect_status 0 $? "a module on PYTHONPATH is imported ahead of the working directory's"
+if [ -e planted-module-ran ]; then fail "the working directory's mysums.py was imported"; else pass "not the working directory's"; fi
+mv onpath/mysums.py suites/
+# A relative python: is relative to the suite file, not to the working directory.
+mkdir -p suites/venv/bin && ln -s "$PY" suites/venv/bin/python
+sed "s|python: $PY|python: venv/bin/python|" suites/mine.yaml >suites/mine.yaml.new && mv suites/mine.yaml.new suites/mine.yaml
+(cd planted && "$FG" check --suites ../suites --golden ../golden) >planted.txt 2>&1
+expect_status 0 $? "python: venv/bin/python runs the suite's venv"
+if [ -e planted-python-ran ]; then fail "the working directory's venv/bin/python ran"; else pass "the working directory's venv/bin/python did not run"; fi
+FPREV_PYTHON_PYTHON=venv/bin/python "$FG" check --suites suites --golden golden >planted.txt 2>&1
+expect_status 2 $? "a relative interpreter in the environment is a configuration error"
+expect_in "relative path" planted.txt "it says why"
+sed -i "s|python: venv/bin/python|python: $PY|" suites/mine.yaml
 
 # A module named explicitly that cannot be imported: a failure, never a skip.
 sed -i 's/mysums:total/nosuchmodule:total/' suites/mine.yaml

@@ -83,6 +83,8 @@ expect_in "[1/3] reproducibility/small/ref/sum-float32-pairwise-n16 on platform 
 expect_in "the summation tree changed: " review.txt "review says what changed"
 expect_in "first difference, over leaves {0..3}:" review.txt "review shows the diff"
 expect_in "pending: ((0 1) (2 3))" review.txt "review shows the pending subtree"
+expect_in "impact: differs on " review.txt "review says what the change costs numerically"
+expect_in "arithmetic: inferred from the results: float32 inputs" review.txt "in the formats the results imply"
 expect_in "no golden yet: accepting creates $SEQ.golden" review.txt "review says a missing golden would be created"
 picture=$(sed -n 's/.*picture: \(.*\.svg\)$/\1/p; s/.*DOT text: \(.*\.dot\)$/\1/p' review.txt | head -n1)
 [ -n "$picture" ] && [ -s "$picture" ] && pass "the picture was written ($(basename "$picture"))" ||

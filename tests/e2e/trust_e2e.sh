@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End to end, the holes hostile testing found (issue 26), each closed: no false pass, no lost
 # golden, no raw control characters from foreign text, no code from the current directory.
-# usage: trust_e2e.sh <fprev-golden> <source root>
+# usage: trust_e2e.sh <fprev-golden> <source root> <cmake> <ctest>
 set -uo pipefail
-FG=$1 ROOT=$2
+FG=$1 ROOT=$2 CMAKE=$3 CTEST=$4
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 source "$(dirname "$0")/e2e_lib.sh"
@@ -49,6 +49,17 @@ run 2 "show X --output X" -- "$FG" show "$golden" --output "$golden"
 expect_in "is the input" out.txt "show says why"
 run 2 "diff A B --output A" -- "$FG" diff "$golden" "$other" --output "$golden"
 if cmp -s "$golden" before.golden; then pass "the golden is untouched"; else fail "the golden was overwritten"; fi
+# issue 34.4: nor does check's or update's --html (it emptied the golden it compared, or the suite).
+cp suites/small.yaml before.yaml
+run 2 "check --html <the golden it compares>" -- "$FG" check --html "$golden"
+expect_in "is inside golden" out.txt "check says why"
+run 2 "check --html <a new file among the goldens>" -- "$FG" check --html golden/report.html
+run 2 "check --html <the suite, spelt otherwise>" -- "$FG" check --html ./suites/../suites/small.yaml
+expect_in "is the input" out.txt "it says why"
+run 2 "check --pending-dir p --html <inside it>" -- "$FG" check --pending-dir p --html p/report.html
+if cmp -s "$golden" before.golden && cmp -s suites/small.yaml before.yaml && [ ! -e golden/report.html ] && [ ! -e p ]; then
+  pass "nothing was written"; else fail "an input was overwritten or a report written"; fi
+run 0 "check --html elsewhere" -- "$FG" check --html report.html
 
 echo "# 4: a golden without fingerprint: a note with the command, a failure in strict mode"
 grep -v '^fingerprint\.' before.golden >"$golden"
@@ -135,5 +146,59 @@ mkdir -p modules && echo "not a shared object" >modules/fprev_backend_broken.so
 run 2 "reveal --backend broken" -- env FPREV_BACKEND_PATH="$PWD/modules" "$FG" reveal --backend broken --op sum --n 8
 expect_in "backend 'broken'" out.txt "it names the backend"
 expect_not_in "internal error" out.txt "it is not an internal error"
+
+echo "# issue 34.1: an invalid suite file fails every filtered CTest run that would have selected it"
+mkdir -p filtered && cd filtered
+small_project
+# One entry of this suite is wrong (op nosuch), the other still expands: its cases keep their names.
+cat > suites/broken.yaml <<'YAML'
+suite: broken
+backends:
+  - name: refb
+    use: reference
+cases:
+  - op: sum
+    order: sequential
+    n: 16
+    id: mine-{n}
+    labels: [nightly]
+  - op: nosuch
+    n: 16
+YAML
+printf 'suite: garbled\nbackends: [\n' >suites/garbled.yaml          # not YAML
+printf 'backends: {\n' >suites/nameless.yaml                         # not YAML, no name either
+cat > suites/module.yaml <<'YAML'
+suite: needsmodule
+backends:
+  - name: mine
+    use: nosuchmodule
+cases:
+  - n: 16
+YAML
+configure_downstream_project
+ctest_run() {  # expected-to-fail what -- ctest arguments
+  local what=$1
+  shift 2
+  "$CTEST" --test-dir build "$@" >ctest.txt 2>&1
+  local status=$?
+  if [ $status -ne 0 ] && ! grep -q "No tests were found" ctest.txt; then pass "$what fails"; else
+    fail "$what: status $status"; sed 's/^/      /' ctest.txt | tail -5; fi
+}
+ctest_run "ctest -L broken (the suite's label)" -- -L broken
+ctest_run "ctest -L refb (its backend instance)" -- -L refb
+ctest_run "ctest -L nightly (a case label of it)" -- -L nightly
+ctest_run "ctest -R mine-16 (a case of it that still expands)" -- -R mine-16
+ctest_run "ctest -R broken/ (its name)" -- -R broken/
+ctest_run "ctest -L garbled (a file that is not YAML, named by its suite: line)" -- -L garbled
+ctest_run "ctest -L nameless (named by its file name)" -- -L nameless
+ctest_run "ctest -L needsmodule (a backend module that is not found)" -- -L needsmodule
+ctest_run "ctest -L mine (the instance of the missing module)" -- -L mine
+ctest_run "ctest -R /mine/ (that instance by name)" -- -R /mine/
+"$CTEST" --test-dir build -L small -E goldens-missing >ctest.txt 2>&1
+expect_status 0 $? "ctest -L small: the valid suite's cases still run (skips: no goldens yet)"
+expect_in "5 tests" ctest.txt "ctest -L small runs its 5 cases"
+"$CTEST" --test-dir build -R 'broken/\(invalid suite file\)' --output-on-failure >ctest.txt 2>&1
+expect_in "broken.yaml:11:9: error" ctest.txt "the failing test shows the problem with file:line:col"
+cd ..
 
 finish trust

@@ -122,6 +122,55 @@ expect_in "crashed (SIGSEGV)" update_segv.txt "segv: update reports the fault"
 sums_after=$(find golden -type f -name '*.golden' | sort | xargs sha256sum)
 if [ "$sums_before" = "$sums_after" ]; then pass "segv: update left every golden untouched"; else fail "segv: a golden changed"; fi
 
+# Issue 34.2: FPREV_WORKERS=off (the library in the gate's own process) is a debugging aid. Its
+# exit(0) once ended check --json with status 0 and no output, and update after 2 of 8 goldens.
+FAULT_BLAS_MODE=exit0 FPREV_WORKERS=off "$FG" check --suites suites --golden golden --no-pending --strict --json >off.json 2>off.err
+expect_status 1 $? "FPREV_WORKERS=off: check --strict --json ended by the library's exit(0) fails"
+expect_in "called exit() during the run" off.err "FPREV_WORKERS=off: it says why"
+FAULT_BLAS_MODE=exit0 FPREV_WORKERS=off "$FG" check --suites suites --golden golden --no-pending --ctest --strict --suite faults --case dot-float32-n128 >off.txt 2>&1
+expect_status 1 $? "FPREV_WORKERS=off: check --ctest --strict fails"
+cp -r golden golden-off
+FAULT_BLAS_MODE=exit0 FPREV_WORKERS=off "$FG" update --suites suites --golden golden-off >off.txt 2>&1
+expect_status 1 $? "FPREV_WORKERS=off: update cut short by exit(0) fails"
+CI=true FPREV_WORKERS=off "$FG" check --suites suites --golden golden --no-pending >off.txt 2>&1
+expect_status 2 $? "FPREV_WORKERS=off is refused under CI"
+expect_in "FPREV_WORKERS=off" off.txt "the refusal names the variable"
+
+# Issue 34.3: environment variables that move cases (a simulated host, another kernel family or
+# thread count: other platform keys, no goldens, green skips) are named in the summary, and refused
+# under CI unless the suite accepts them.
+sed 's/ avx[0-9a-z_]*//g' "$ROOT/backends/blas/tests/data/cpuinfo-amd-epyc-zen3-avx2.txt" >noavx.txt
+CI=true FPREV_BLAS_CPUINFO="$PWD/noavx.txt" "$FG" check --suites suites --golden golden --no-pending >env.txt 2>&1
+expect_status 2 $? "CI with FPREV_BLAS_CPUINFO is a configuration error"
+expect_in "FPREV_BLAS_CPUINFO (suite faults)" env.txt "the refusal names the variable and the suite"
+FPREV_BLAS_THREADS=2 "$FG" check --suites suites --golden golden --no-pending >env.txt 2>&1
+expect_in "skipped (environment overrides: FPREV_BLAS_THREADS=2)" env.txt "the summary line names FPREV_BLAS_THREADS"
+FPREV_BLAS_KERNEL=Haswell "$FG" check --suites suites --golden golden --no-pending --json >env.json 2>/dev/null
+"$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if {"variable": "FPREV_BLAS_KERNEL", "value": "Haswell"} in d["environment_overrides"] and "FPREV_BLAS_KERNEL=Haswell" in d["summary"] else 1)' env.json
+expect_status 0 $? "--json names FPREV_BLAS_KERNEL in environment_overrides and the summary"
+"$PYTHON" "$ROOT/tests/e2e/validate_json.py" "$SCHEMA" env.json check >env.schema 2>&1
+status=$?
+if [ $status -eq 0 ] || [ $status -eq 77 ]; then pass "that document follows the schema"; else fail "schema"; cat env.schema; fi
+FPREV_BLAS_THREADS=2 "$FG" check --suites suites --golden golden --no-pending --ctest --suite faults --case dot-float32-n8 >env.txt 2>&1
+expect_in "environment overrides: FPREV_BLAS_THREADS=2" env.txt "check --ctest names it too"
+mkdir -p accepting
+sed 's/^description: .*/environment_overrides: [FPREV_BLAS_CPUINFO]/' suites/faults.yaml >accepting/faults.yaml
+CI=true FPREV_BLAS_CPUINFO="$PWD/noavx.txt" "$FG" check --suites accepting --golden golden --no-pending --case 'dot-float32-n[1-6]*' >env.txt 2>&1
+expect_status 0 $? "a suite that accepts FPREV_BLAS_CPUINFO runs under CI with it"
+expect_in "(environment overrides: FPREV_BLAS_CPUINFO=" env.txt "and the summary still names it"
+
+# Issue 34.12: a relative library: is relative to the suite file (it was loaded relative to the
+# working directory at run time, or failed there as a misbehaving target); in the environment it
+# is a configuration error before anything runs.
+mkdir -p rel/suites rel/golden && cp "$FAULT_BLAS" rel/suites/libfault.so
+sed "s|library: $FAULT_BLAS|library: ./libfault.so|" suites/faults.yaml >rel/suites/faults.yaml
+(cd / && "$FG" update --suites "$work/rel/suites" --golden "$work/rel/golden") >rel.txt 2>&1
+expect_status 0 $? "library: ./libfault.so loads the library beside the suite, from any directory"
+expect_in "8 created" rel.txt "and records its 8 cases"
+(cd rel/suites && FPREV_BLAS_LIBRARY=./libfault.so "$FG" check --suites . --golden ../golden) >rel.txt 2>&1
+expect_status 2 $? "FPREV_BLAS_LIBRARY=./libfault.so is a configuration error"
+expect_in "relative path" rel.txt "it says why"
+
 # A module that prints a banner when loaded: list --cmake-tests and ctest still work; a crash in
 # one of its calls is named too.
 export FPREV_BACKEND_PATH="$BANNER_DIR"

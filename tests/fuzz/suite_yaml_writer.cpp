@@ -26,6 +26,11 @@ std::string write_suite_yaml(const Suite& suite) {
   out << YAML::Key << "suite" << YAML::Value << YAML::DoubleQuoted << suite.name;
   if (!suite.description.empty())
     out << YAML::Key << "description" << YAML::Value << YAML::DoubleQuoted << suite.description;
+  if (!suite.environment_overrides.empty()) {
+    out << YAML::Key << "environment_overrides" << YAML::Value << YAML::BeginSeq;
+    for (const std::string& name : suite.environment_overrides) out << YAML::DoubleQuoted << name;
+    out << YAML::EndSeq;
+  }
   out << YAML::Key << "backends" << YAML::Value << YAML::BeginSeq;
   for (const auto& instance : suite.backends) {
     out << YAML::BeginMap;
@@ -51,6 +56,7 @@ std::string write_suite_yaml(const Suite& suite) {
 std::string suite_difference(const Suite& a, const Suite& b) {
   if (a.name != b.name) return "name: " + a.name + " / " + b.name;
   if (a.description != b.description) return "description: " + a.description + " / " + b.description;
+  if (a.environment_overrides != b.environment_overrides) return "environment_overrides differ";
   if (a.backends.size() != b.backends.size()) return "a different number of backend instances";
   for (std::size_t i = 0; i < a.backends.size(); ++i) {
     const auto& x = a.backends[i];

@@ -150,9 +150,9 @@ class BlasBackend final : public Backend {
 
   std::vector<ParamSpec> instance_params() const override {
     return {
-        string_param("library",
-                     "openblas, blis, netlib, atlas or an absolute path to a shared library; the "
-                     "environment variable FPREV_BLAS_LIBRARY overrides it")
+        path_param("library",
+                   "openblas, blis, netlib, atlas or a path to a shared library (in a suite, relative to the "
+                   "suite file); the environment variable FPREV_BLAS_LIBRARY overrides it")
             .defaults_to("openblas"),
         integer_param("threads", 1, 1024, "threads the library uses, set through its own API")
             .defaults_to("1"),

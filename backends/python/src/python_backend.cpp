@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 
 #include "fprev/blas/kernel_family.hpp"
 #include "fprev/blas/platform.hpp"
@@ -43,6 +45,27 @@ bool findable(const std::string& name) {
     if (colon == std::string_view::npos) return false;
     rest.remove_prefix(colon + 1);
   }
+}
+
+// PYTHONPATH without the entries that mean the working directory: an empty or relative entry,
+// which Python makes absolute against the directory the gate runs in when it starts (before the
+// worker's own code could drop it, and in time for a sitecustomize.py there). nullopt: as it is.
+std::optional<std::string> pythonpath_without_working_directory() {
+  const char* path = std::getenv("PYTHONPATH");
+  if (path == nullptr) return std::nullopt;
+  std::string kept;
+  bool dropped = false;
+  std::string_view rest = path;
+  while (true) {
+    const std::size_t colon = rest.find(':');
+    const std::string_view entry = rest.substr(0, colon);
+    if (!entry.empty() && entry.front() == '/') kept += (kept.empty() ? "" : ":") + std::string(entry);
+    else dropped = true;
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (!dropped) return std::nullopt;
+  return kept;
 }
 
 std::string worker_script() {
@@ -160,6 +183,8 @@ class PythonBackend final : public Backend {
                            {"MKL_NUM_THREADS", threads}, {"PYTHONDONTWRITEBYTECODE", "1"}};
     if (!s.capability.empty()) command.environment.emplace_back("ATEN_CPU_CAPABILITY", s.capability);
     if (family != nullptr) command.environment.emplace_back("OPENBLAS_CORETYPE", std::string(family->openblas));
+    if (const auto pythonpath = pythonpath_without_working_directory())
+      command.environment.emplace_back("PYTHONPATH", *pythonpath);
 
     Params settings = resolve_params(instance_param_specs(), params, "python backend");
     std::unique_ptr<BackendInstance> inner;

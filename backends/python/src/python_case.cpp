@@ -82,14 +82,20 @@ void check_case(const Params& resolved) {
 
 std::vector<ParamSpec> instance_param_specs() {
   return {
-      string_param("python",
-                   "the interpreter: a name on PATH or a path (a virtualenv's bin/python); default python3 on PATH")
+      path_param("python",
+                 "the interpreter: a name on PATH or a path (a virtualenv's bin/python; in a suite, relative to the "
+                 "suite file); default python3 on PATH")
           .defaults_to("python3"),
       choice_param("library", {"numpy", "torch", "jax", "cupy"}, "the library whose arrays and ops are revealed")
           .defaults_to("numpy"),
       string_param("function",
                    "package.module:callable: your own function with the op's signature (f(x), f(x, y), f(A, x), "
                    "f(A, B)) called with the library's arrays, instead of the library's op"),
+      path_param("module_dir",
+                 "the folder function:'s module is imported from, ahead of PYTHONPATH and the interpreter's own "
+                 "paths (never the working directory); in a suite relative to the suite file, by default the "
+                 "suite's own folder; on the command line none unless given")
+          .defaults_to("."),
       choice_param("capability", {"default", "avx2", "avx512"},
                    "torch: the ATen CPU kernels (ATEN_CPU_CAPABILITY), after checking this CPU can run them; "
                    "absent: ATen's own choice"),

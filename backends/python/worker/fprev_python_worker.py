@@ -212,7 +212,7 @@ class Library:
             raise config_error("library", "unknown library '%s'; allowed values: numpy, torch, jax, cupy" % self.name)
         spec = settings.get("function", "")
         if spec:
-            self.function = load_function(spec)
+            self.function = load_function(spec, settings.get("module_dir", ""))
 
     def dtype_of(self, dtype):
         """The library's dtype, or a config error where it has none."""
@@ -337,13 +337,17 @@ def torch_capability(torch, configuration):
     return "unknown"
 
 
-def load_function(spec):
-    """`package.module:callable`; the folder the gate runs in comes first on sys.path."""
+def load_function(spec, module_dir):
+    """`package.module:callable`, imported from `module_dir` (a suite's folder, or what the suite or
+    the command line names: always an absolute path, else nothing) ahead of PYTHONPATH and the
+    interpreter's own paths. Never from the folder the gate runs in: this script is run by path, so
+    sys.path[0] is its own folder, and an entry for the working directory ('' or '.') is removed."""
     if spec.count(":") != 1:
         raise config_error("function", "function '%s' is not package.module:callable" % spec)
     module_name, attribute = spec.split(":")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.isabs(p)]
+    if module_dir and os.path.isabs(module_dir):
+        sys.path.insert(0, module_dir)
     module = import_module(module_name, "the module %s of function: %s" % (module_name, spec), True)
     target = module
     for part in attribute.split("."):

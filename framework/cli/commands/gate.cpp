@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -11,6 +12,8 @@
 #include "../commands.hpp"
 #include "../control_escape.hpp"
 #include "../environment.hpp"
+#include "../environment_overrides.hpp"
+#include "../output_guard.hpp"
 #include "../pending_selection.hpp"
 #include "../report/reporter.hpp"
 #include "../selection.hpp"
@@ -18,15 +21,43 @@
 #include "case_spreader.hpp"
 #include "distributed_mode.hpp"
 #include "engine_options.hpp"
+#include "fprev/backend_module.hpp"
 #include "fprev/runner.hpp"
 
 namespace fprev::cli {
 namespace {
 
+// Whether the run left out an opt-in label by default (not by --exclude-label): then it says how to opt in.
+bool opt_in_left_out(const std::vector<std::string>& excluded, const SelectionOptions& options) {
+  for (const std::string& label : opt_in_labels())
+    if (std::find(excluded.begin(), excluded.end(), label) != excluded.end() &&
+        std::find(options.excluded_labels.begin(), options.excluded_labels.end(), label) == options.excluded_labels.end())
+      return true;
+  return false;
+}
+
+// How often a log gets a progress line: FPREV_PROGRESS_INTERVAL seconds (tests make it short),
+// default 30 s, so that a CI log is never silent for a minute.
+std::chrono::milliseconds log_progress_interval() {
+  const auto value = environment_value("FPREV_PROGRESS_INTERVAL");
+  if (!value) return std::chrono::seconds(30);
+  char* end = nullptr;
+  const double seconds = std::strtod(value->c_str(), &end);
+  if (end == value->c_str() || *end != '\0' || !(seconds >= 0.01 && seconds <= 86400.0))
+    throw UsageError("FPREV_PROGRESS_INTERVAL='" + *value + "' is not a number of seconds from 0.01 to 86400");
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0));
+}
+
 // Text on stdout by default; --json replaces it with one document; --ctest reports one case for
-// a CTest test; --html writes a page besides. Progress goes to a terminal only: CI logs and pipes stay quiet.
-std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
+// a CTest test; --html writes a page besides. Progress: on a terminal one line that rewrites
+// itself; in a log (stderr not a terminal, CI, a distributed run) a line whenever 30 s passed
+// without one, on stderr (never in the --json document); none with --quiet or --ctest.
+std::unique_ptr<Reporter> make_reporters(const GateOptions& options, bool update) {
   auto reporters = std::make_unique<ReporterList>();
+  const bool distributed = active_distributed_session() != nullptr;
+  const bool terminal = isatty(2) != 0 && !environment_flag("CI") && !distributed;
+  if (!options.quiet && !options.ctest && !terminal)
+    reporters->add(make_log_progress_reporter(STDERR_FILENO, log_progress_interval(), update ? "update" : "check"));
   if (options.json) {
     reporters->add(make_json_reporter(std::cout));
   } else if (options.ctest) {
@@ -34,8 +65,7 @@ std::unique_ptr<Reporter> make_reporters(const GateOptions& options) {
   } else {
     // An MPI launcher gives its ranks a pseudo-terminal whatever its own output is (Open MPI's
     // mpirun does): a distributed run writes as into a log.
-    const bool distributed = active_distributed_session() != nullptr;
-    const bool progress = !options.quiet && isatty(2) != 0 && !environment_flag("CI") && !distributed;
+    const bool progress = !options.quiet && terminal;
     // On a terminal a green run lists only what did not pass; a log keeps every row.
     const TableRows rows = options.only_failures ? TableRows::not_passed
                            : options.all_rows || isatty(1) == 0 || distributed ? TableRows::all
@@ -90,6 +120,25 @@ std::vector<ObsoleteGolden> handle_obsolete(const GateOptions& options, const Se
   return obsolete;
 }
 
+// What the run reads or writes besides its reports: --html must name none of it (output_guard.hpp).
+// The suites, every absolute path a selected instance's settings name (a library, an interpreter),
+// the backend modules that could be loaded, and the directories of goldens and pending results.
+RunInputs run_inputs(const Selection& selection, const std::optional<PendingStore>& pending) {
+  RunInputs inputs;
+  for (const Suite& suite : selection.suites) {
+    inputs.files.emplace_back(suite.file);
+    for (const BackendInstanceSpec& instance : suite.backends)
+      for (const auto& [setting, value] : instance.settings)
+        if (!value.empty() && value.front() == '/') inputs.files.emplace_back(value);
+  }
+  inputs.directories.push_back(selection.golden_root);
+  if (pending) inputs.directories.push_back(pending->root());
+  for (const auto& directory : backend_module_search_path())
+    for (const std::string& module : available_backend_modules())
+      inputs.files.push_back(directory / backend_module_file_name(module));
+  return inputs;
+}
+
 // Which cases that reached no verdict fail: every one in strict mode; a missing golden under CI
 // (as Jest's --ci: a CI run must compare, not quietly record nothing). update creates goldens, so
 // a missing one is never its failure.
@@ -127,6 +176,11 @@ int run_gate(const GateOptions& options, bool update) {
                      "); check compares with the goldens there. Record them with update, or fix the path");
   if (options.ctest && selection.cases.size() != 1)
     throw UsageError("--ctest runs exactly one case (use --suite, --backend and --case)");
+  // Variables that move cases to skips are named in the summary, and refused in CI unless the
+  // suites accept them (environment_overrides.hpp).
+  const std::vector<EnvironmentOverride> overrides = environment_overrides(selection);
+  refuse_unaccepted_overrides_in_ci(selection, overrides);
+  check_overridden_settings(selection, overrides);
 
   RunnerOptions runner_options;
   runner_options.golden_root = selection.golden_root;
@@ -139,7 +193,8 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.max_seconds = options.engine.max_seconds;
   runner_options.max_estimated_seconds = options.max_estimate;
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);
-  const auto reporter = make_reporters(options);
+  if (options.html) refuse_output_over_inputs("--html", *options.html, run_inputs(selection, runner_options.pending));
+  const auto reporter = make_reporters(options, update);
   runner_options.reveal.on_progress = [&reporter](const Progress& p) { reporter->case_progress(p); };
   const bool side_by_side = spread_cases(options, selection.cases.size());
   if (side_by_side) {
@@ -155,9 +210,11 @@ int run_gate(const GateOptions& options, bool update) {
   if (selection.excluded_by_label != 0)
     std::cerr << "fprev-golden " << (update ? "update" : "check") << ": " << selection.excluded_by_label
               << (selection.excluded_by_label == 1 ? " case" : " cases")
-              << " left out by --exclude-label, not counted below\n";
+              << " left out by label (" << label_list(selection.excluded_labels) << "), not counted below"
+              << (opt_in_left_out(selection.excluded_labels, options.selection) ? "; --label long runs the long ones" : "")
+              << "\n";
   reporter->run_started({update ? "update" : "check", policy, selection.cases.size(), selection.excluded_by_label,
-                         options.selection.excluded_labels});
+                         selection.excluded_labels});
   // In a distributed run whole cases may run side by side, one per rank (spread_cases): their
   // results are reported here in the selection's order, as a serial run reports them.
   std::unique_ptr<CaseSpreader> spreader;
@@ -183,7 +240,7 @@ int run_gate(const GateOptions& options, bool update) {
   const CaseCounts counts = count_cases(results, policy);
   const bool kept = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.pending_path.empty(); });
   reporter->run_finished({results, obsolete, counts, options.unreferenced,
-                          kept ? review_command_for(options, selection, *runner_options.pending) : ""});
+                          kept ? review_command_for(options, selection, *runner_options.pending) : "", overrides});
 
   if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;

@@ -2,9 +2,12 @@
 // calls (used by fprev_add_reproducibility_suites at ctest time).
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <filesystem>
 #include <set>
 
+#include "../accept_command.hpp"
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
@@ -32,6 +35,68 @@ std::string regex_literal(const std::string& text) {
   return out;
 }
 
+// A case's labels: reproducibility (unless the case is opt-in), the suite, the backend instance
+// and the case's own. An opt-in case (labelled long) does not carry the label reproducibility (ctest's -L is
+// a regular expression, so no label of it may contain the word): `ctest -L reproducibility` leaves
+// it out and `ctest -L long` runs it. A test that fails for an invalid suite always carries it.
+std::string case_labels(const Suite& suite, const SuiteCase& c, bool invalid_suite) {
+  const bool opt_in = !opt_in_labels_of(c).empty();
+  std::string labels = (opt_in && !invalid_suite ? "" : "reproducibility;") + suite.name + ";" + c.backend_instance;
+  for (const std::string& label : c.labels) labels += ";" + label;
+  return labels;
+}
+
+// A suite file that does not load must not empty the filtered runs that would have selected its
+// cases (`ctest -L <suite>`, `ctest -L <backend>`, `ctest -R <case>` would find no test and pass).
+// It stands in as failing tests: one for the file, labelled with everything that could be read of
+// it (reproducibility, the suite's name, its backend instances, its cases' labels), one for each
+// case that could still be read, under its own name and labels, and one for each backend instance
+// none of whose cases could be read. Each runs `list` on the suites, which
+// fails showing every problem (file:line:col and the allowed values).
+void print_invalid_suite_tests(const Selection& selection, const std::string& executable,
+                               const std::string& environment, std::set<std::string>& names) {
+  std::string command = bracket(executable) + " list";
+  for (const auto& argument : selection_arguments(selection, true)) command += " " + bracket(argument);
+  const auto print_test = [&](const std::string& name, const std::string& labels) {
+    std::cout << "add_test(" << bracket(name) << " " << command << ")\n"
+              << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(labels)
+              << environment << ")\n";
+  };
+  for (const InvalidSuiteFile& invalid : selection.invalid) {
+    const Suite& suite = invalid.readable;
+    if (!matches_any(selection.suite_patterns, suite.name)) continue;
+    std::set<std::string> labels{suite.name};
+    for (const BackendInstanceSpec& instance : suite.backends) labels.insert(instance.name);
+    for (const SuiteCase& c : suite.cases) labels.insert(c.labels.begin(), c.labels.end());
+    std::string joined = "reproducibility";
+    for (const std::string& label : labels) joined += ";" + label;
+    std::string name = "reproducibility/" + suite.name + "/(invalid suite file)";
+    for (int n = 2; !names.insert(name).second; ++n)
+      name = "reproducibility/" + suite.name + "/(invalid suite file " + std::to_string(n) + ")";
+    print_test(name, joined);
+    for (const SuiteCase& c : suite.cases)
+      if (names.insert(test_name(suite, c)).second) print_test(test_name(suite, c), case_labels(suite, c, true));
+    // An instance none of whose cases could be read (its backend is unknown: a module not found)
+    // stands in under its own name, for `ctest -R <instance>`.
+    for (const BackendInstanceSpec& instance : suite.backends) {
+      const bool has_case = std::any_of(suite.cases.begin(), suite.cases.end(),
+                                        [&](const SuiteCase& c) { return c.backend_instance == instance.name; });
+      const std::string instance_test = "reproducibility/" + suite.name + "/" + instance.name + "/(invalid suite file)";
+      if (!has_case && names.insert(instance_test).second)
+        print_test(instance_test, "reproducibility;" + suite.name + ";" + instance.name);
+    }
+  }
+}
+
+// The --suites/--golden arguments of a case's test: the selection's (absolute); where some suite
+// file does not load, the case's own suite file instead, so that the cases of the valid suites
+// still run (the invalid file fails tests of its own).
+std::vector<std::string> case_arguments(const Selection& selection, const Suite& suite) {
+  if (selection.invalid.empty()) return selection_arguments(selection, true);
+  return {"--suites", std::filesystem::absolute(suite.file).lexically_normal().string(), "--golden",
+          std::filesystem::absolute(selection.golden_root).lexically_normal().string()};
+}
+
 // One test per case. FAIL_REGULAR_EXPRESSION lists the phrases of failure_reason(): the exit
 // status already fails the test, but CTest 3.25 fills JUnit's <failure message> only from the
 // expression that matched, so the report names the kind of failure ("the summation tree changed").
@@ -44,20 +109,18 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
   std::string environment;
   if (const char* path = std::getenv("FPREV_BACKEND_PATH"); path != nullptr && *path != '\0')
     environment = " ENVIRONMENT " + bracket(std::string("FPREV_BACKEND_PATH=") + path);
+  std::set<std::string> names;
   for (const SelectedCase& sc : selection.cases) {
     const std::string name = test_name(*sc.suite, *sc.c);
+    names.insert(name);
     std::cout << "add_test(" << bracket(name) << " " << bracket(executable) << " check";
-    for (const auto& argument : selection_arguments(selection, true))
-      std::cout << " " << bracket(argument);
+    for (const auto& argument : case_arguments(selection, *sc.suite)) std::cout << " " << bracket(argument);
+    // An opt-in case (long) runs only when named: its test names its labels.
+    std::string opt_in;
+    for (const std::string& label : opt_in_labels_of(*sc.c)) opt_in += " --label " + bracket(label);
     std::cout << " --suite " << bracket(sc.suite->name) << " --backend "
-              << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << " --ctest"
+              << bracket(sc.c->backend_instance) << " --case " << bracket(sc.c->id) << opt_in << " --ctest"
               << (strict ? " --strict" : "") << ")\n";
-    // A case labelled long is opt-in: it does not carry the label reproducibility (ctest's -L is a
-    // regular expression, so no label of it may contain the word), so `ctest -L reproducibility`
-    // leaves it out and `ctest -L long` runs it.
-    const bool long_case = std::find(sc.c->labels.begin(), sc.c->labels.end(), "long") != sc.c->labels.end();
-    std::string labels = (long_case ? "" : "reproducibility;") + sc.suite->name + ";" + sc.c->backend_instance;
-    for (const std::string& label : sc.c->labels) labels += ";" + label;
     // A case with a time budget stops itself and says so; CTest's own timeout only backs it up.
     std::string timeout;
     if (sc.c->max_seconds)
@@ -66,9 +129,39 @@ void print_cmake_tests(const Selection& selection, const std::string& executable
     std::string processors;
     if (const std::size_t count = case_processes(*sc.suite, *sc.c); count > 1)
       processors = " PROCESSORS " + std::to_string(count);
-    std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS " << bracket(labels)
-              << timeout << processors << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons)
-              << environment << ")\n";
+    std::cout << "set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
+              << bracket(case_labels(*sc.suite, *sc.c, false)) << timeout << processors
+              << " SKIP_RETURN_CODE 77 FAIL_REGULAR_EXPRESSION " << bracket(reasons) << environment << ")\n";
+  }
+  print_invalid_suite_tests(selection, executable, environment, names);
+}
+
+// A suite without a single golden (a new project's first ctest) would pass as "100% tests passed"
+// with every case skipped, the command that records them visible only under ctest -V. Instead the
+// discovery says so on ctest's own output, and one test per such suite,
+// reproducibility/<suite>/goldens-missing, fails and prints the command. It runs `cmake -E echo`:
+// the discovery script (FprevReproducibility.cmake) sets fprev_cmake_command to it.
+void print_missing_goldens(const Selection& selection, const std::string& executable) {
+  std::set<std::string> recorded;
+  for (const GoldenLocation& g : list_goldens(selection.golden_root).goldens) recorded.insert(g.suite);
+  std::set<std::string> said;
+  const AcceptCommand accept(executable, selection_arguments(selection, true));
+  for (const SelectedCase& sc : selection.cases) {
+    const std::string& suite = sc.suite->name;
+    if (recorded.contains(suite) || !said.insert(suite).second) continue;
+    const std::string record = AcceptCommand::for_whole_suite(accept.for_case(*sc.suite, *sc.c));
+    const std::string text = "fprev-golden: suite '" + suite + "' has no goldens in " +
+                             std::filesystem::absolute(selection.golden_root).lexically_normal().string() +
+                             ": its cases are skipped until you record them, with\n  " + record +
+                             "\n  (or cmake --build <build folder> --target fprev-update: every suite), then review "
+                             "them (git diff) and commit them";
+    const std::string name = "reproducibility/" + suite + "/goldens-missing";
+    std::cout << "message(" << bracket(text) << ")\n"
+              << "if(DEFINED fprev_cmake_command)\n"
+              << "  add_test(" << bracket(name) << " ${fprev_cmake_command} -E echo " << bracket(text) << ")\n"
+              << "  set_tests_properties(" << bracket(name) << " PROPERTIES LABELS "
+              << bracket("reproducibility;" + suite) << " FAIL_REGULAR_EXPRESSION " << bracket("has no goldens")
+              << ")\nendif()\n";
   }
 }
 
@@ -110,8 +203,12 @@ void print_text(const Selection& selection) {
 }  // namespace
 
 int run_list(const ListOptions& options) {
-  const Selection selection = select_cases(options.selection);
-  if (options.cmake_tests) print_cmake_tests(selection, *options.cmake_tests, options.strict);
+  // The CTest discovery goes on past invalid suite files: they become failing tests.
+  const Selection selection = select_cases(options.selection, options.cmake_tests.has_value());
+  if (options.cmake_tests) {
+    print_cmake_tests(selection, *options.cmake_tests, options.strict);
+    print_missing_goldens(selection, *options.cmake_tests);
+  }
   else if (options.json) print_json(selection);
   else print_text(selection);
   return kExitOk;

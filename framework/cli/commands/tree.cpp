@@ -7,10 +7,12 @@
 
 #include "../commands.hpp"
 #include "../control_escape.hpp"
+#include "../output_guard.hpp"
 #include "../report/json.hpp"
 #include "../tree_input.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/render.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "fprev/summary.hpp"
 
@@ -145,12 +147,9 @@ std::optional<std::string> svg_or_error(const std::string& dot, const char* comm
 // --output X.golden), and the command would still exit 0. Checked before anything is read.
 void refuse_output_over_input(const std::optional<std::string>& output, const std::vector<std::string>& inputs) {
   if (!output) return;
-  for (const std::string& input : inputs) {
-    std::error_code error;
-    if (std::filesystem::equivalent(*output, input, error) && !error)
-      throw UsageError("--output " + *output + " is the input " + input +
-                       ": writing would overwrite it; name another file");
-  }
+  RunInputs read;
+  read.files.assign(inputs.begin(), inputs.end());
+  refuse_output_over_inputs("--output", *output, read);
 }
 
 // To --output FILE, or stdout. False (with a message) when the file cannot be written. Controls are
@@ -184,6 +183,14 @@ int run_diff(const DiffCommandOptions& options) {
   const bool same = same_orders(before, after) && (diff ? diff->comparable : true);
   const bool equal = same && same_bits && alignment.empty();
   const DiffLabels labels = diff_labels(old_input, new_input);
+  // What the change costs numerically, in the formats the results' fingerprints and case id imply.
+  const bool picture = format == "dot" || format == "svg";
+  const std::optional<ResultImpact> impact = equal || picture ? std::nullopt : result_impact(before, after);
+  const auto print_diff_impact = [&](std::ostream& text) {
+    if (!impact) return;
+    text << impact_line(*impact) << "\n";
+    for (const std::string& line : impact_detail_lines(*impact)) text << "  " << line << "\n";
+  };
   std::ostringstream out;
   if (format == "json") {
     Json document = json_document("diff");
@@ -193,6 +200,7 @@ int run_diff(const DiffCommandOptions& options) {
     document["change"] = same ? Json(nullptr) : Json(result_diff_summary(before, after));
     document["fingerprint_change"] = change ? fingerprint_change_to_json(*change) : Json(nullptr);
     document["alignment_change"] = alignment.empty() ? Json(nullptr) : Json(alignment);
+    document["impact"] = impact_to_json(impact);
     write_json(out, document);
   } else if (format == "dot" || format == "svg") {
     const auto dot = result_diff_dot(before, after, labels, options.picture.max_nodes);
@@ -214,10 +222,12 @@ int run_diff(const DiffCommandOptions& options) {
         << "\n";
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
     if (!alignment.empty()) out << alignment << "\n";
+    print_diff_impact(out);
   } else {
     out << render_result_diff(before, after, labels);
     if (change) out << "arithmetic fingerprint: " << (same_bits ? "identical" : change->summary()) << "\n";
     if (!alignment.empty()) out << alignment << "\n";
+    print_diff_impact(out);
   }
   if (!write_output(out.str(), options.output, "diff")) return kExitFailure;
   return equal ? kExitOk : kExitFailure;

@@ -7,6 +7,7 @@
 
 #include "../accept_command.hpp"
 #include "fprev/diff.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "fprev/summary.hpp"
 
@@ -109,6 +110,13 @@ void print_indented(std::ostream& out, const std::string& text) {
   for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
 }
 
+// What the change costs numerically: the one-line summary and its detail, indented.
+void print_impact(std::ostream& out, const CaseResult& r) {
+  if (!r.impact) return;
+  out << "  " << impact_line(*r.impact) << "\n";
+  for (const std::string& line : impact_detail_lines(*r.impact)) out << "    " << line << "\n";
+}
+
 // Where check kept the revealed result for review, or why it could not keep or remove it.
 void print_pending(std::ostream& out, const CaseResult& r) {
   if (!r.pending_path.empty()) out << "  kept for review: " << r.pending_path.string() << "\n";
@@ -138,13 +146,14 @@ CaseCounts count_cases(const std::vector<CaseResult>& results, SkipPolicy policy
   return counts;
 }
 
-std::string closing_line(const CaseCounts& c) {
+std::string closing_line(const CaseCounts& c, const std::string& overrides) {
   std::ostringstream os;
   const std::pair<std::size_t, const char*> updates[] = {
       {c.created, "created"}, {c.changed, "changed"}, {c.unchanged, "unchanged"}, {c.repaired, "repaired"}};
   for (const auto& [count, word] : updates)
     if (count != 0) os << count << " " << word << ", ";
   os << c.passed << " passed, " << c.failed << " failed, " << c.skipped << " skipped";
+  if (!overrides.empty()) os << " (environment overrides: " << overrides << ")";
   return os.str();
 }
 
@@ -189,6 +198,17 @@ std::vector<std::string> all_failure_reasons() {
   return reasons;
 }
 
+namespace {
+
+// The application's call sites of a traced case (docs/trace.md): which of its calls changed.
+void print_call_sites(std::ostream& out, const CaseResult& r) {
+  if (r.call_sites.empty()) return;
+  out << "  the application makes this call at:\n";
+  for (const std::string& site : r.call_sites) out << "    " << site << "\n";
+}
+
+}  // namespace
+
 void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy policy,
                         const std::string& accept_command) {
   const std::string name = test_name(r);
@@ -205,16 +225,20 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
             << "  golden: " << golden_identity(r.golden->meta) << "; now: " << identity_text(r.identity) << "\n";
       else
         print_indented_diff(out, r, "golden", "revealed");
+      print_call_sites(out, r);
       if (r.alignment_differs && !alignment_only(r))
         out << "  " << alignment_change(*r.golden, *revealed_result(r)) << "\n";
+      print_impact(out, r);
       out << "  golden file: " << r.golden_path.string() << "\n";
       out << "  if the change is intended, accept it with:\n    " << accept_command << "\n";
       break;
     case CaseStatus::misbehaves:
       out << "FAILED " << name << ": " << reason << "\n";
       print_indented(out, r.diagnostic ? r.diagnostic->to_string() : r.message);
+      print_call_sites(out, r);
       if (r.fingerprint_change)
         out << "  measured with the golden's tree: " << r.fingerprint_change->summary() << "\n";
+      print_impact(out, r);
       if (!accept_command.empty()) {
         out << (r.golden ? "  the golden holds an order; if this misbehaviour is the expected baseline, record it with:\n    "
                          : "  there is no golden; if this misbehaviour is the expected baseline, record it with:\n    ")
@@ -259,6 +283,7 @@ void print_case_details(std::ostream& out, const CaseResult& r, SkipPolicy polic
         out << "  order unchanged; arithmetic fingerprint added or the golden rewritten in the current format\n";
       else if (r.golden)
         print_indented_diff(out, r, "old", "new");
+      print_impact(out, r);
       break;
     case CaseStatus::created:
       out << "CREATED " << name << " (" << r.golden_path.string() << ")\n";

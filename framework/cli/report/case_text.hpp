@@ -32,8 +32,10 @@ struct CaseCounts {
 };
 CaseCounts count_cases(const std::vector<CaseResult>& results, SkipPolicy policy);
 
-// "12 passed, 1 failed, 2 skipped"; update prefixes "3 created, 1 changed, 8 unchanged, ".
-std::string closing_line(const CaseCounts& counts);
+// "12 passed, 1 failed, 2 skipped"; update prefixes "3 created, 1 changed, 8 unchanged, ". With
+// environment overrides in effect (environment_overrides.hpp), they follow:
+// "12 passed, 0 failed, 2 skipped (environment overrides: FPREV_BLAS_KERNEL=Haswell)".
+std::string closing_line(const CaseCounts& counts, const std::string& overrides = "");
 
 std::string identity_text(const Identity& identity);  // "OpenBLAS 0.3.21 (Haswell)"
 std::string test_name(const CaseResult& result);      // reproducibility/<suite>/<backend>/<case>

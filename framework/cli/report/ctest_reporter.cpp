@@ -1,7 +1,8 @@
 // `check --ctest`: one case per process, run by a CTest test. A failure prints the case's block,
 // whose first line ("FAILED <test>: <reason>") CTest's FAIL_REGULAR_EXPRESSION matches to fill the
 // JUnit failure message (list --cmake-tests sets the expressions); a skip prints why and the
-// command that creates the golden; a pass prints one line. No table, no closing line: CTest counts.
+// command that creates the golden; a pass prints one line. No table, no closing line: CTest counts
+// (but the environment overrides in effect are named).
 #include "reporter.hpp"
 
 namespace fprev::cli {
@@ -21,7 +22,12 @@ class CTestReporter final : public Reporter {
       print_case_details(out_, result, policy_, accept_command);
   }
 
-  void run_finished(const RunSummary& /*summary*/) override {}
+  // The one summary of this mode: the environment overrides in effect, if any (a CTest skip or pass
+  // under FPREV_BLAS_KERNEL is not the gate's verdict on the suite as written).
+  void run_finished(const RunSummary& summary) override {
+    if (!summary.environment_overrides.empty())
+      out_ << "environment overrides: " << describe_overrides(summary.environment_overrides) << "\n";
+  }
 
  private:
   std::ostream& out_;

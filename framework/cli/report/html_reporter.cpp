@@ -1,16 +1,22 @@
-// The HTML report of check (check --html FILE): one self-contained page, no scripts and nothing
-// fetched (styles inline, pictures inline SVG), so it can be kept as a CI artifact and opened
+// The HTML report of check (check --html FILE): one page, no scripts and nothing fetched from
+// elsewhere (styles inline, pictures inline SVG), so it can be kept as a CI artifact and opened
 // anywhere. Every case's text is the one the text reporter prints (print_case_details), so the
-// page never says less than the log.
+// page never says less than the log. It stays small whatever fails: it embeds the first
+// kEmbeddedPictures pictures (at most kEmbeddedBytes of SVG, each once); the others are files in a
+// folder beside it (report-pictures/ for report.html), linked and loaded lazily.
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 #include "../control_escape.hpp"
 #include "../exit_status.hpp"
+#include "../selection.hpp"
 #include "../version.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/render.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "reporter.hpp"
 
@@ -50,6 +56,14 @@ std::string inline_svg(const std::string& svg, const std::string& id_prefix) {
   replace_all(out, " id=\"", " id=\"" + id_prefix);
   replace_all(out, "href=\"#", "href=\"#" + id_prefix);
   replace_all(out, "url(#", "url(#" + id_prefix);
+  // Graphviz's comments (one per node and edge) are a tenth of a picture and say nothing.
+  for (std::size_t at = out.find("<!--"); at != std::string::npos; at = out.find("<!--", at)) {
+    const std::size_t end = out.find("-->", at);
+    if (end == std::string::npos) break;
+    std::size_t stop = end + 3;
+    if (stop < out.size() && out[stop] == '\n') ++stop;
+    out.erase(at, stop - at);
+  }
   return out;
 }
 
@@ -81,12 +95,18 @@ figure { margin: 0.6em 0; }
 figcaption { color: #555; margin-bottom: 0.3em; }
 .picture { border: 1px solid #e3e3e3; background: #fff; }
 .picture svg { display: block; max-width: 100%; height: auto; }
-.picture.full { overflow-x: scroll; }
-.picture.full svg { max-width: none; }
+.picture img { display: block; max-width: 100%; height: auto; }
+details.zoom[open] + .picture { overflow-x: scroll; }
+details.zoom[open] + .picture svg { max-width: none; }
 )";
 
-// Pictures wider than this (about 1200 px) are also offered at full size.
+// Pictures wider than this (about 1200 px) can also be opened at full size.
 constexpr double kPageWidthPoints = 900;
+
+// What the page embeds (144 failing GEMMs made a 13.9 MB page): the first 20 pictures, at most
+// 4 MiB of SVG; the others are files beside the page.
+constexpr std::size_t kEmbeddedPictures = 20;
+constexpr std::size_t kEmbeddedBytes = std::size_t{4} << 20;
 
 enum class Category { failed, skipped, passed };
 
@@ -97,6 +117,25 @@ const char* category_class(Category category) {
     case Category::passed: return "passed";
   }
   return "";
+}
+
+// What the change costs (fprev/impact.hpp), shown beside the pictures: the one-line summary and a
+// table of the first changed class pair's input sets; the full detail is in the text below.
+std::string impact_html(const CaseResult& r) {
+  if (!r.impact) return "";
+  const TreeImpact& first = r.impact->changes.front().impact;
+  std::ostringstream out;
+  out << "<div class=\"impact\"><p><strong>" << escape(impact_line(*r.impact)) << "</strong></p>\n"
+      << "<table><tr><th>inputs</th><th>differ</th><th>max ulp</th><th>median ulp</th>"
+         "<th>max relative error golden &rarr; now</th></tr>\n";
+  for (const ImpactSet& s : first.sets)
+    out << "<tr><td>" << escape(s.name) << "</td><td>" << s.differing << " of " << s.inputs << "</td><td>" << s.max_ulp
+        << "</td><td>" << s.median_ulp << "</td><td>" << s.old_max_relative_error << " &rarr; "
+        << s.new_max_relative_error << "</td></tr>\n";
+  out << "</table><p class=\"meta\">worst-case bound " << escape(bound_text(first.old_bound.h)) << " &rarr; "
+      << escape(bound_text(first.new_bound.h)) << "; suggested relative tolerance " << r.impact->suggested_tolerance
+      << " (the smallest covering every input tried; not a guarantee)</p></div>";
+  return out.str();
 }
 
 struct Entry {
@@ -132,37 +171,20 @@ double svg_width_points(const std::string& svg) {
   }
 }
 
-// `index`: the picture's number in the page, for unique SVG ids. The picture is scaled to the
-// page's width (both trees side by side stay visible, no scroll box); one wider than a page also
-// comes at full size, folded, for reading its labels.
-std::string picture_html(const CasePicture& picture, std::size_t index) {
-  std::string out = "<figure><figcaption>" + escape(picture.caption) + "</figcaption>";
-  const SvgResult svg = render_svg_from_dot(picture.dot);
-  if (svg.ok) {
-    const std::string prefix = "pic" + std::to_string(index) + "-";
-    out += "<div class=\"picture\">" + inline_svg(svg.svg, prefix) + "</div>";
-    if (svg_width_points(svg.svg) > kPageWidthPoints)
-      out += "<details><summary>the picture at full size</summary><div class=\"picture full\">" +
-             inline_svg(svg.svg, prefix + "full-") + "</div></details>";
-  } else {
-    out += "<p class=\"meta\">No picture: " + escape(svg.error) +
-           ". Its Graphviz DOT text:</p><pre>" + escape(picture.dot) + "</pre>";
-  }
-  return out + "</figure>";
-}
-
 class HtmlReporter final : public Reporter {
  public:
-  HtmlReporter(std::ostream& out, std::size_t max_nodes) : out_(out), max_nodes_(max_nodes) {}
+  // `pictures_dir`: where the pictures beyond what the page embeds go, named in links as
+  // `pictures_link`/picture-N.svg; none (a page written to a stream): they are not drawn.
+  HtmlReporter(std::ostream& out, std::size_t max_nodes, std::optional<std::filesystem::path> pictures_dir = {},
+               std::string pictures_link = {})
+      : out_(out), max_nodes_(max_nodes), pictures_dir_(std::move(pictures_dir)), pictures_link_(std::move(pictures_link)) {}
 
   void run_started(const RunInfo& info) override {
     command_ = info.command;
     policy_ = info.policy;
     if (info.excluded_by_label != 0) {
-      std::string labels;
-      for (const std::string& label : info.excluded_labels) labels += (labels.empty() ? "" : ", ") + label;
       left_out_ = std::to_string(info.excluded_by_label) + (info.excluded_by_label == 1 ? " case" : " cases") +
-                  " left out by --exclude-label " + labels + ", not counted above";
+                  " left out by label (" + label_list(info.excluded_labels) + "), not counted above";
     }
   }
 
@@ -178,9 +200,11 @@ class HtmlReporter final : public Reporter {
     entry.details = details.str();
     if (entry.category != Category::passed) {
       entry.identities = identities_html(result);
-      if (entry.category == Category::failed)
+      if (entry.category == Category::failed) {
         for (const CasePicture& picture : case_pictures(result, max_nodes_))
-          entry.pictures += picture_html(picture, pictures_++);
+          entry.pictures += picture_html(picture);
+        entry.pictures += impact_html(result);
+      }
     }
     entries_.push_back(std::move(entry));
   }
@@ -188,10 +212,10 @@ class HtmlReporter final : public Reporter {
   void run_finished(const RunSummary& summary) override {
     std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     page += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-    page += "<title>fprev-golden " + escape(command_) + ": " + escape(closing_line(summary.counts)) + "</title>\n";
+    page += "<title>fprev-golden " + escape(command_) + ": " + escape(closing_line(summary.counts, describe_overrides(summary.environment_overrides))) + "</title>\n";
     page += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
     page += "<h1>fprev-golden " + escape(command_) + "</h1>\n";
-    page += "<p class=\"meta\" id=\"closing-line\">" + escape(closing_line(summary.counts)) +
+    page += "<p class=\"meta\" id=\"closing-line\">" + escape(closing_line(summary.counts, describe_overrides(summary.environment_overrides))) +
             (policy_.strict ? " (strict mode: every skip fails)" : policy_.ci ? " (CI: a missing golden fails)" : "") + "</p>\n";
     if (!left_out_.empty()) page += "<p class=\"meta\" id=\"left-out\">" + escape(left_out_) + "</p>\n";
     page += "<p class=\"meta\">" + escape(utc_timestamp_now()) + ", fprev-golden " + escape(kToolVersion) + "</p>\n";
@@ -206,6 +230,43 @@ class HtmlReporter final : public Reporter {
   }
 
  private:
+  // One picture: embedded while the page's budget lasts, scaled to the page's width (both trees of
+  // a diff in view, no scroll box), a wide one openable at full size (the same SVG: a <details>
+  // before it switches its scaling off); past the budget a file beside the page, linked and loaded
+  // lazily, or (no folder) not drawn.
+  std::string picture_html(const CasePicture& picture) {
+    const std::size_t index = pictures_++;
+    std::string out = "<figure><figcaption>" + escape(picture.caption) + "</figcaption>";
+    const bool embed = embedded_ < kEmbeddedPictures && embedded_bytes_ < kEmbeddedBytes;
+    if (!embed && !pictures_dir_)
+      return out + "<p class=\"meta\">Not drawn: the page embeds the first " + std::to_string(kEmbeddedPictures) +
+             " pictures. <code>fprev-golden diff</code> of the golden and the pending result draws it.</p></figure>";
+    const SvgResult svg = render_svg_from_dot(picture.dot);
+    if (!svg.ok)
+      return out + "<p class=\"meta\">No picture: " + escape(svg.error) + ". Its Graphviz DOT text:</p><pre>" +
+             escape(picture.dot) + "</pre></figure>";
+    if (embed) {
+      const std::string inlined = inline_svg(svg.svg, "pic" + std::to_string(index) + "-");
+      ++embedded_;
+      embedded_bytes_ += inlined.size();
+      if (svg_width_points(svg.svg) > kPageWidthPoints)
+        out += "<details class=\"zoom\"><summary>the picture at full size</summary></details>";
+      return out + "<div class=\"picture\">" + inlined + "</div></figure>";
+    }
+    const std::string name = "picture-" + std::to_string(index) + ".svg";
+    std::filesystem::create_directories(*pictures_dir_);
+    std::ofstream file(*pictures_dir_ / name, std::ios::binary | std::ios::trunc);
+    file << escape_controls(svg.svg);
+    if (!file.flush())
+      return out + "<p class=\"meta\">No picture: cannot write " + escape((*pictures_dir_ / name).string()) +
+             "</p></figure>";
+    const std::string link = escape(pictures_link_ + "/" + name);
+    return out + "<p class=\"meta\">Beyond the " + std::to_string(kEmbeddedPictures) +
+           " pictures the page embeds: <a href=\"" + link + "\">" + link + "</a>, shown when scrolled to.</p>" +
+           "<div class=\"picture\"><img loading=\"lazy\" src=\"" + link + "\" alt=\"" + escape(picture.caption) +
+           "\"></div></figure>";
+  }
+
   std::string summary_table(const std::vector<CaseResult>& results) const {
     std::string out = "<h2>Summary</h2>\n<table id=\"summary\">\n<tr><th>suite</th><th>backend</th><th>case</th>"
                       "<th>status</th><th>time</th><th>alignment</th><th>detail</th></tr>\n";
@@ -269,19 +330,41 @@ class HtmlReporter final : public Reporter {
 
   std::ostream& out_;
   std::size_t max_nodes_;
-  std::size_t pictures_ = 0;  // pictures in the page so far
+  std::optional<std::filesystem::path> pictures_dir_;
+  std::string pictures_link_;
+  std::size_t pictures_ = 0;        // pictures of the page so far
+  std::size_t embedded_ = 0;        // ... of them embedded
+  std::size_t embedded_bytes_ = 0;  // their SVG
   std::string command_ = "check";
   SkipPolicy policy_;
   std::string left_out_;  // the cases --exclude-label left out, when there are any
   std::vector<Entry> entries_;
 };
 
+// report.html -> report-pictures, beside it.
+std::filesystem::path pictures_folder(const std::filesystem::path& page) {
+  return page.parent_path() / (page.stem().string() + "-pictures");
+}
+
+// The pictures an earlier report of the same name left (picture-N.svg; nothing else is touched),
+// so the folder never shows a picture of another run.
+void remove_old_pictures(const std::filesystem::path& folder) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("picture-") && name.ends_with(".svg")) std::filesystem::remove(entry.path(), error);
+  }
+}
+
 // Owns the file it writes.
 class HtmlFileReporter final : public Reporter {
  public:
   HtmlFileReporter(const std::string& path, std::size_t max_nodes)
-      : path_(path), file_(path, std::ios::binary | std::ios::trunc), html_(file_, max_nodes) {
+      : path_(path),
+        file_(path, std::ios::binary | std::ios::trunc),
+        html_(file_, max_nodes, pictures_folder(path), pictures_folder(path).filename().string()) {
     if (!file_) throw UsageError("cannot write the HTML report " + path);
+    remove_old_pictures(pictures_folder(path));
   }
   void run_started(const RunInfo& info) override { html_.run_started(info); }
   void case_finished(const CaseResult& result, const std::string& accept_command) override {

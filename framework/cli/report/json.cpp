@@ -3,6 +3,7 @@
 #include <cmath>
 #include <optional>
 
+#include "fprev/impact.hpp"
 #include "fprev/result_diff.hpp"
 #include "fprev/sexpr.hpp"
 #include "fprev/summary.hpp"
@@ -156,6 +157,59 @@ Json fingerprint_to_json(const Fingerprint& fingerprint) {
   return json;
 }
 
+namespace {
+
+// {"uniform": {...}, "normal": {...}, "cancel": {...}}: one input set's figures each.
+Json impact_sets_to_json(const TreeImpact& impact) {
+  Json sets = Json::object();
+  for (const ImpactSet& s : impact.sets) {
+    Json set = Json::object();
+    set["inputs"] = s.inputs;
+    set["differing"] = s.differing;
+    set["max_ulp"] = s.max_ulp;
+    set["median_ulp"] = s.median_ulp;
+    set["old_max_relative_error"] = s.old_max_relative_error;
+    set["new_max_relative_error"] = s.new_max_relative_error;
+    set["max_relative_difference"] = s.max_relative_difference;
+    set["median_condition"] = s.median_condition;
+    sets[s.name] = std::move(set);
+  }
+  return sets;
+}
+
+Json class_impact_to_json(const ClassImpact& change) {
+  Json json = Json::object();
+  json["elements"] = change.elements.empty() ? Json(nullptr) : Json(change.elements);
+  json["element_count"] = change.element_count;
+  json["before_class"] = change.before_class;
+  json["after_class"] = change.after_class;
+  json["sets"] = impact_sets_to_json(change.impact);
+  json["old_bound_u"] = change.impact.old_bound.h;
+  json["new_bound_u"] = change.impact.new_bound.h;
+  json["suggested_tolerance"] = change.impact.suggested_tolerance;
+  json["notes"] = change.impact.notes;
+  return json;
+}
+
+}  // namespace
+
+Json impact_to_json(const std::optional<ResultImpact>& impact) {
+  if (!impact) return nullptr;
+  const ClassImpact& first = impact->changes.front();
+  Json json = Json::object();
+  json["summary"] = impact_line(*impact);
+  json["sets"] = impact_sets_to_json(first.impact);
+  json["old_bound_u"] = first.impact.old_bound.h;
+  json["new_bound_u"] = first.impact.new_bound.h;
+  json["suggested_tolerance"] = impact->suggested_tolerance;
+  json["arithmetic"] = impact->arithmetic;
+  Json changes = Json::array();
+  for (const ClassImpact& change : impact->changes) changes.push_back(class_impact_to_json(change));
+  json["changes"] = std::move(changes);
+  json["unevaluated_changes"] = impact->unevaluated;
+  return json;
+}
+
 Json fingerprint_change_to_json(const FingerprintComparison& change) {
   Json json = Json::object();
   json["same"] = change.same();
@@ -302,6 +356,7 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["suite"] = r.suite;
   json["backend"] = r.backend;
   json["case"] = r.case_id;
+  json["call_sites"] = r.call_sites;
   json["status"] = status_name(r.status);
   json["outcome"] = outcome_name(r, policy);
   json["message"] = text_or_null(r.message);
@@ -329,6 +384,7 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["fingerprints"] = std::move(fingerprints);
   json["fingerprint_class"] = r.fingerprint_class;
   json["fingerprint_change"] = r.fingerprint_change ? fingerprint_change_to_json(*r.fingerprint_change) : Json(nullptr);
+  json["impact"] = impact_to_json(r.impact);
   json["fingerprint_stats"] = !r.fingerprints.empty() ? fingerprint_stats_to_json(r.fingerprint_stats) : Json(nullptr);
   json["alignment"] = alignment_to_json(r.alignment);
   json["alignment_differs"] = r.alignment_differs;

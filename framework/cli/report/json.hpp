@@ -14,6 +14,7 @@
 #include "fprev/backend.hpp"
 #include "fprev/diff.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/runner.hpp"
@@ -43,6 +44,9 @@ Json finding_to_json(const RecordedFinding& finding);
 Json fingerprint_to_json(const Fingerprint& fingerprint);
 Json fingerprint_change_to_json(const FingerprintComparison& change);
 Json fingerprint_stats_to_json(const FingerprintStats& stats);
+// What a change costs (fprev/impact.hpp): null when there is none. The first changed class pair's
+// figures at the top ("sets" by name, the bounds in units of u), every pair under "changes".
+Json impact_to_json(const std::optional<ResultImpact>& impact);
 Json diff_to_json(const TreeDiff& diff);
 Json stats_to_json(const RevealStats& stats);
 // The classes of an order map, one entry per region: {"class": k, "rows": [[first, last], ...],

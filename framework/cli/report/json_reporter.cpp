@@ -38,7 +38,15 @@ class JsonReporter final : public Reporter {
                           {"skipped", c.skipped}, {"created", c.created},
                           {"changed", c.changed}, {"unchanged", c.unchanged},
                           {"repaired", c.repaired}};
-    document["summary"] = closing_line(c);
+    document["summary"] = closing_line(c, describe_overrides(summary.environment_overrides));
+    Json overrides = Json::array();
+    for (const EnvironmentOverride& o : summary.environment_overrides) {
+      Json entry = Json::object();
+      entry["variable"] = o.variable;
+      entry["value"] = o.value;
+      overrides.push_back(std::move(entry));
+    }
+    document["environment_overrides"] = std::move(overrides);
     document["cases"] = std::move(cases_);
     Json obsolete = Json::array(), deleted = Json::array(), kept = Json::array();
     for (const auto& g : summary.obsolete) {

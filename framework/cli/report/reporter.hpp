@@ -4,12 +4,14 @@
 // make_reporters() returns.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "../environment_overrides.hpp"
 #include "../options.hpp"
 #include "case_text.hpp"
 #include "fprev/golden.hpp"
@@ -33,6 +35,9 @@ struct RunSummary {
   CaseCounts counts;
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // what check did with them
   std::string review_command;  // reviews the pending results the run kept; "" when it kept none
+  // Environment variables in effect that change which cases run or where goldens are looked up:
+  // named in every summary (environment_overrides.hpp).
+  std::vector<EnvironmentOverride> environment_overrides = {};
 };
 
 class Reporter {
@@ -71,13 +76,17 @@ class ReporterList final : public Reporter {
 enum class TableRows { all, not_passed, not_passed_when_green };
 std::unique_ptr<Reporter> make_text_reporter(std::ostream& out, std::ostream& progress_out,
                                              bool progress, TableRows rows = TableRows::all);
+// For a log (stderr not a terminal, CI): a line on file descriptor `fd` whenever `interval` passed
+// without one (cases done, the running case, its probes), written by a thread of its own so that a
+// case that runs for minutes never leaves the log silent; `command` is "check" or "update".
+std::unique_ptr<Reporter> make_log_progress_reporter(int fd, std::chrono::milliseconds interval,
+                                                     const std::string& command);
 // One JSON document (docs/json.md) at the end of the run.
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 // `check --ctest`, one case per process: the case's block (or one "passed" line) and, on failure,
 // a line CTest's FAIL_REGULAR_EXPRESSION picks up for the JUnit failure message.
 std::unique_ptr<Reporter> make_ctest_reporter(std::ostream& out);
-// For people who would rather look than read: one self-contained HTML page (README, "Pictures and
-// the HTML report")
+// For people who would rather look than read: one self-contained HTML page (docs/pictures.md)
 // written to `out` at the end of the run: the summary table; per failing case its identities, the
 // diff and its picture (trees drawn with at most `max_nodes` nodes each; the picture needs
 // Graphviz, else its DOT text is shown), the diagnostics and the accept command; the skips and

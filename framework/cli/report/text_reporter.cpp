@@ -56,7 +56,7 @@ class TextReporter final : public Reporter {
                                       [](const CaseResult& r) { return !r.pending_path.empty(); });
       out_ << kept << " pending result(s) to review: " << summary.review_command << "\n";
     }
-    out_ << closing_line(summary.counts) << "\n";  // last: scripts read the counts from it
+    out_ << closing_line(summary.counts, describe_overrides(summary.environment_overrides)) << "\n";  // last: scripts read the counts from it
   }
 
  private:

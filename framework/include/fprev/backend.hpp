@@ -23,7 +23,13 @@ namespace fprev {
 
 using Params = std::map<std::string, std::string>;
 
-enum class ParamType : std::uint8_t { integer, string, choice, boolean };
+// path: a file or folder, or a bare name the backend looks up its own way (a library's name, a
+// program on PATH). A relative path (a value with a '/' that does not start with one, or "." or
+// "..") is relative to where it is written: a suite's to the suite file's folder (the suite loader
+// makes it absolute), a command line's to its working directory. Anywhere else (an environment
+// variable, a module's own code) it is a ConfigError: nothing is looked up in the directory the
+// gate happens to run in. A backend's own default is exempt (it says what it means by it).
+enum class ParamType : std::uint8_t { integer, string, choice, boolean, path };
 
 // One parameter a backend accepts. Declare it with the builders below, the one way every backend
 // does it:
@@ -59,6 +65,9 @@ inline ParamSpec integer_param(std::string name, std::int64_t min_value, std::in
 inline ParamSpec string_param(std::string name, std::string help) {
   return {std::move(name), ParamType::string, {}, false, "", 0, INT64_MAX, std::move(help)};
 }
+inline ParamSpec path_param(std::string name, std::string help) {
+  return {std::move(name), ParamType::path, {}, false, "", 0, INT64_MAX, std::move(help)};
+}
 inline ParamSpec boolean_param(std::string name, std::string help) {
   return {std::move(name), ParamType::boolean, {}, false, "", 0, INT64_MAX, std::move(help)};
 }
@@ -79,6 +88,8 @@ class ConfigError : public std::runtime_error {
 Params resolve_params(const std::vector<ParamSpec>& specs, const Params& params,
                       std::string_view context);
 std::int64_t param_int(const Params& params, const std::string& name);
+// Whether the value of a path parameter is a relative path ("./x.so", "venv/bin/python", ".").
+bool names_relative_path(std::string_view value);
 // "a, b, c": the form every "allowed values: ..." message uses.
 std::string join_values(const std::vector<std::string>& values);
 const std::string& param_str(const Params& params, const std::string& name);
@@ -94,7 +105,7 @@ struct Identity {
 };
 
 // Why a backend instance cannot run here. Every kind is reported with its reason; the runner
-// decides what each means for the gate (docs: README "Never green when nothing was tested"):
+// decides what each means for the gate (docs/reviewing.md: how strict the gate is):
 //   not_installed        an optional library, toolkit or device is not on this machine (a skip,
 //                        unless the user named it explicitly: FPREV_<BACKEND>_<SETTING>, --library)
 //   host_cannot_run      this machine cannot execute what the settings ask for, e.g. a kernel

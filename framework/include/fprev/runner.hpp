@@ -15,6 +15,7 @@
 #include "fprev/backend.hpp"
 #include "fprev/cost_estimate.hpp"
 #include "fprev/golden.hpp"
+#include "fprev/impact.hpp"
 #include "fprev/pending.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/suite.hpp"
@@ -62,12 +63,16 @@ struct CaseResult {
   std::string suite;
   std::string backend;  // instance name
   std::string case_id;
+  // Where an application makes this call (the case's call_sites, fprev-golden trace): a failing
+  // case names them.
+  std::vector<std::string> call_sites;
   CaseStatus status = CaseStatus::passed;
   std::string platform_key;
   std::filesystem::path golden_path;
   Identity identity;                  // of the backend instance, when it could be opened
   std::string target_description;
   Format revealed_output = Format::float64;  // the target's output format (for distances in ulps)
+  std::optional<NumericTraits> traits;       // the target's formats, once it was made
   std::optional<Golden> golden;       // the golden that was read (check; update: the one replaced)
   // The order map revealed now: one class when every output follows one tree (always for a
   // single-output target). Absent when the target misbehaved (see `diagnostic`).
@@ -80,6 +85,10 @@ struct CaseResult {
   // when it is not same().
   std::optional<FingerprintComparison> fingerprint_change;
   std::size_t fingerprint_class = 0;  // the class of `revealed` fingerprint_change is about
+  // What the change costs numerically (fprev/impact.hpp): set for a case that differs from its
+  // golden (check), whose golden changed (update), or that misbehaves where the golden's tree with
+  // the arithmetic measured now explains it (fingerprint_change), in the target's formats.
+  std::optional<ResultImpact> impact;
   // The engine's finding when the target misbehaves (also when it persists as the golden's
   // recorded finding, or when update records it).
   std::optional<Diagnostic> diagnostic;

@@ -9,6 +9,7 @@
 //
 //   suite: <name>                 # required; file-name safe: [a-z0-9][a-z0-9._-]*
 //   description: <text>           # optional
+//   environment_overrides: [FPREV_BLAS_LIBRARY]  # optional: overrides accepted under CI
 //   backends:                     # required, non-empty list of backend instances
 //     - name: <instance>          # required, file-name safe, unique in the suite; goldens are
 //                                 # filed under it
@@ -26,6 +27,8 @@
 //       max_seconds: 600          # optional: the time budget of each case (a number in (0, 86400]);
 //                                 # past it the case stops, reported as over budget
 //       labels: [long]            # optional: extra CTest labels of the cases' tests (plain names)
+//       call_sites: [<text>, ...] # optional: where an application makes this call (fprev-golden
+//                                 # trace writes them); printed when a case of the entry fails
 //
 // Expansion: each entry expands to the cross product of its list-valued fields, the first key
 // varying slowest, for each applicable instance. Suite::cases is ordered by instance (in the order
@@ -60,6 +63,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,6 +84,8 @@ inline constexpr std::uint64_t kMaxSuiteCases = 10000;       // expanded cases o
 inline constexpr std::uint64_t kMaxRunCases = 50000;
 inline constexpr double kMaxCaseSeconds = 86400;  // the largest max_seconds a case may ask for
 inline constexpr std::size_t kMaxReportedSuiteErrors = 50;   // per file, then "N more errors"
+inline constexpr std::size_t kMaxCallSites = 16;        // call_sites of one case entry
+inline constexpr std::size_t kMaxCallSiteBytes = 1000;  // each
 
 // One problem found in a suite file. The position's line and column are 1-based; line 0 means the
 // whole file.
@@ -111,6 +117,9 @@ struct SuiteCase {
   std::optional<double> max_seconds;
   // Extra CTest labels of the case's test (key labels), e.g. long: left out of the default gate.
   std::vector<std::string> labels;
+  // Where an application makes this call (key call_sites: fprev-golden trace writes them),
+  // innermost frame first; reports print them when the case fails.
+  std::vector<std::string> call_sites;
 };
 
 struct Suite {
@@ -119,6 +128,9 @@ struct Suite {
   std::string file;  // the path it was loaded from, as given
   int line = 0;      // where the suite name is written
   int column = 0;
+  // Environment overrides (FPREV_BLAS_LIBRARY, ...) this suite accepts under CI: key
+  // environment_overrides. Elsewhere every override is allowed; it is always named in the summary.
+  std::vector<std::string> environment_overrides;
   std::vector<BackendInstanceSpec> backends;
   std::vector<SuiteCase> cases;
 
@@ -138,8 +150,15 @@ class SuiteError : public std::runtime_error {
   const std::vector<SuiteDiagnostic>& diagnostics() const { return diagnostics_; }
   std::vector<std::string> errors() const;  // each diagnostic formatted by str()
 
+  // What could still be read of the one file that failed (load_suite, parse_suite): the suite's
+  // name when it is valid (else ""), every backend instance declared with a valid name (settings
+  // left out), and the cases that expanded without a problem. Empty for an unreadable file.
+  const Suite& readable() const;
+  void set_readable(Suite readable);
+
  private:
   std::vector<SuiteDiagnostic> diagnostics_;
+  std::shared_ptr<const Suite> readable_;  // shared: an exception is copied
 };
 
 // Loads and validates one suite file. Collects all problems, then throws SuiteError.
@@ -155,6 +174,28 @@ Suite parse_suite(std::string_view yaml_text, const std::string& file_name,
 // `max_cases` cases: loading stops at the file that passes it, with an error naming the limit.
 std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
                                const BackendRegistry& registry, std::uint64_t max_cases = kMaxRunCases);
+
+// A suite file (or a directory of them) that did not load, with what could be read of it:
+// SuiteError::readable(), whose name is, when the file does not give a valid one, the value of a
+// line `suite: <name>` if there is one, else the file's name without its extension (sanitised as
+// case ids are), so that whatever stands in for the suite (a failing CTest test) carries the labels
+// and names its cases would have carried.
+struct InvalidSuiteFile {
+  std::string file;
+  std::vector<SuiteDiagnostic> diagnostics;
+  Suite readable;
+};
+
+struct LoadedSuites {
+  std::vector<Suite> suites;               // the files that loaded, with unique names
+  std::vector<InvalidSuiteFile> invalid;   // in the order their problems are reported
+};
+
+// load_suites() that goes on past invalid files: every file that loads is kept, every one that
+// does not (a second suite of a name already used too) is listed with its problems. Past
+// `max_cases` (a total, as for load_suites) it still throws SuiteError: that refuses the whole run.
+LoadedSuites load_suites_keeping_going(const std::vector<std::filesystem::path>& files_or_directories,
+                                       const BackendRegistry& registry, std::uint64_t max_cases = kMaxRunCases);
 
 // The suite files of a directory (*.yaml, *.yml), sorted by name.
 std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path& directory);

@@ -55,10 +55,21 @@ void check_value(const ParamSpec& spec, const std::string& value, std::string_vi
       break;
     case ParamType::string:
       break;
+    case ParamType::path:
+      if (names_relative_path(value) && value != spec.default_value)
+        throw ConfigError(spec.name, where + " is the relative path '" + value +
+                                         "': a path in a suite is relative to the suite file, one on the command line "
+                                         "to the working directory; here give an absolute path");
+      break;
   }
 }
 
 }  // namespace
+
+bool names_relative_path(std::string_view value) {
+  if (value.empty() || value.front() == '/') return false;
+  return value == "." || value == ".." || value.find('/') != std::string_view::npos;
+}
 
 std::string_view to_string(Unavailability reason) {
   switch (reason) {

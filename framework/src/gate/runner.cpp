@@ -96,6 +96,9 @@ void explain_with_golden_tree(Target& target, CaseResult& result) {
     Fingerprint now = measure_fingerprint(target, result.golden->tree(), &result.fingerprint_stats);
     result.fingerprint_change =
         compare_fingerprints(*result.golden->fingerprint(), now, result.revealed_output);
+    // The golden's tree with the arithmetic measured now: what the change costs numerically.
+    result.impact = result_impact(*result.golden, Golden::of_tree(result.golden->meta, result.golden->tree(), now),
+                                  target.info().traits);
     result.fingerprints = {std::move(now)};
   } catch (const TargetError&) {
     result.fingerprints.clear();  // the diagnostic stands alone
@@ -153,6 +156,14 @@ class ProbeCounter : public Target {
   Target& target_;
   std::shared_ptr<std::atomic<std::size_t>> probes_;
 };
+
+// The numerical impact of a changed order or arithmetic (fprev/impact.hpp), in the case's own
+// formats. Computed only for a case that changed, so a passing check costs nothing more.
+void add_impact(CaseResult& result) {
+  if (!result.golden || result.golden->is_finding()) return;
+  const std::optional<Golden> now = golden_of(result, "-");
+  if (now) result.impact = result_impact(*result.golden, *now, result.traits);
+}
 
 // Compares fingerprints class by class (the classes correspond: the orders are the same); keeps the
 // first that changed, or the only one.
@@ -277,6 +288,7 @@ bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& r
   result.suite = suite.name;
   result.backend = c.backend_instance;
   result.case_id = c.id;
+  result.call_sites = c.call_sites;
   OpenInstance& instance = open(suite, c.backend_instance);
   if (!instance.instance) return false;
   result.identity = instance.identity;
@@ -347,6 +359,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     target = instance.instance->make_target(c.params);
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
+    result.traits = target->info().traits;
     if (confirm_golden && result.golden_digest != kNoGoldenDigest && !read_case_golden(result, target->info().n))
       return Outcome::failed;
     RevealOptions reveal_options = options_.reveal;
@@ -491,6 +504,7 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
     result.alignment_differs = true;
     if (result.status == CaseStatus::passed) result.status = CaseStatus::differs;
   }
+  if (result.status == CaseStatus::differs) add_impact(result);
   sync_pending(result, result.status != CaseStatus::passed);
   result.seconds = seconds_since(start);
   return result;
@@ -520,7 +534,10 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
       switch (store_golden(result.golden_path, golden)) {
         case StoreOutcome::created: result.status = CaseStatus::created; break;
         case StoreOutcome::unchanged: result.status = CaseStatus::unchanged; break;
-        case StoreOutcome::changed: result.status = CaseStatus::changed; break;
+        case StoreOutcome::changed:
+          result.status = CaseStatus::changed;
+          add_impact(result);
+          break;
         case StoreOutcome::repaired: result.status = CaseStatus::repaired; break;
       }
       sync_pending(result, false);  // the golden holds what check kept for review now

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "fprev/summary.hpp"
+#include "report/result_pairs.hpp"
 
 namespace fprev {
 namespace {
@@ -23,17 +24,6 @@ std::string result_text(const Golden& golden) {
   return golden.finding ? finding_text(*golden.finding) : order_text(golden);
 }
 
-// The two maps over one grid: a single tree is spread over the other's grid (a version 1 golden
-// recorded no grid); nullopt when both have several classes over different grids.
-struct ComparableMaps {
-  OrderMap before, after;
-};
-std::optional<ComparableMaps> comparable_maps(const Golden& before, const Golden& after) {
-  if (before.map.grid == after.map.grid) return ComparableMaps{before.map, after.map};
-  if (before.is_single_tree()) return ComparableMaps{OrderMap::uniform(after.map.grid, before.tree()), after.map};
-  if (after.is_single_tree()) return ComparableMaps{before.map, OrderMap::uniform(before.map.grid, after.tree())};
-  return std::nullopt;
-}
 
 std::string grid_text(const OutputGrid& grid) {
   return std::to_string(grid.rows) + " x " + std::to_string(grid.columns);
@@ -90,12 +80,20 @@ std::string map_diff(const ComparableMaps& maps, const DiffLabels& labels) {
   return out;
 }
 
-// The narrowest format holding every output of both fingerprints (for distances in ulps).
-Format output_format_of(const Fingerprint& a, const Fingerprint& b) {
+}  // namespace
+
+std::optional<ComparableMaps> comparable_maps(const Golden& before, const Golden& after) {
+  if (before.map.grid == after.map.grid) return ComparableMaps{before.map, after.map};
+  if (before.is_single_tree()) return ComparableMaps{OrderMap::uniform(after.map.grid, before.tree()), after.map};
+  if (after.is_single_tree()) return ComparableMaps{before.map, OrderMap::uniform(before.map.grid, after.tree())};
+  return std::nullopt;
+}
+
+Format output_format_of(const std::vector<const Fingerprint*>& fingerprints) {
   for (Format format : {Format::fp8_e4m3, Format::fp8_e5m2, Format::float16, Format::bfloat16,
                         Format::float32, Format::float64}) {
     bool all = true;
-    for (const Fingerprint* f : {&a, &b})
+    for (const Fingerprint* f : fingerprints)
       for (const auto& [set, values] : f->outputs)
         for (double v : values)
           if (std::isfinite(v) && !is_representable(v, format)) all = false;
@@ -104,15 +102,13 @@ Format output_format_of(const Fingerprint& a, const Fingerprint& b) {
   return Format::float64;
 }
 
-}  // namespace
-
 std::optional<FingerprintComparison> compare_result_fingerprints(const Golden& before, const Golden& after) {
   if (before.fingerprints.empty() || before.fingerprints.size() != after.fingerprints.size()) return std::nullopt;
   std::optional<FingerprintComparison> first;
   for (std::size_t k = 0; k < before.fingerprints.size(); ++k) {
     const Fingerprint& a = before.fingerprints[k];
     const Fingerprint& b = after.fingerprints[k];
-    FingerprintComparison change = compare_fingerprints(a, b, output_format_of(a, b));
+    FingerprintComparison change = compare_fingerprints(a, b, output_format_of({&a, &b}));
     if (!change.same()) return change;
     if (!first) first = std::move(change);
   }

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -27,7 +29,7 @@ constexpr std::size_t kMaxMessageBytes = 1024;  // a message quoting a long valu
 constexpr std::size_t kMaxNamesListed = 20;     // of backend instances, in "allowed values"
 constexpr std::size_t kMaxInstancesPerDeclaration = 1000;
 
-const char* const kTopLevelKeys = "suite, description, backends, cases";
+const char* const kTopLevelKeys = "suite, description, environment_overrides, backends, cases";
 
 struct Pos {
   int line = 0;
@@ -195,18 +197,36 @@ class SuiteParser {
     suite_detail::BoundedYaml yaml = suite_detail::load_bounded_yaml(text);
     for (auto& problem : yaml.problems)
       diags_.error({problem.line, problem.column}, std::move(problem.message));
-    if (!yaml.root) throw SuiteError(diags_.take());
+    if (!yaml.root) fail();
     if (!yaml.root->IsDefined() || yaml.root->IsNull()) {
       diags_.error({}, std::string("the file holds no suite; expected a map with the keys ") +
                            kTopLevelKeys);
-      throw SuiteError(diags_.take());
+      fail();
     }
     parse_root(*yaml.root);
-    if (diags_.count() > 0) throw SuiteError(diags_.take());
+    if (diags_.count() > 0) fail();
     return std::move(suite_);
   }
 
  private:
+  // Throws the problems, with what could be read (SuiteError::readable).
+  [[noreturn]] void fail() {
+    SuiteError error(diags_.take());
+    Suite readable;
+    readable.name = suite_.name;
+    readable.file = suite_.file;
+    readable.line = suite_.line;
+    readable.column = suite_.column;
+    std::set<std::string> named;
+    for (const DeclaredInstance& instance : instances_)
+      if (!instance.name.empty() && named.insert(instance.name).second)
+        readable.backends.push_back({instance.name, instance.backend != nullptr ? std::string(instance.backend->name()) : "",
+                                     {}, instance.pos.line, instance.pos.column});
+    readable.cases = suite_.cases;  // collect_cases() kept only those of valid instances
+    error.set_readable(std::move(readable));
+    throw error;
+  }
+
   void parse_root(const YAML::Node& root) {
     const Pos root_pos = pos_of(root, {1, 1});
     if (!root.IsMap()) {
@@ -224,6 +244,8 @@ class SuiteParser {
         parse_name(field);
       } else if (field.key == "description") {
         if (auto text = scalar_field(field, diags_)) suite_.description = *text;
+      } else if (field.key == "environment_overrides") {
+        parse_environment_overrides(field);
       } else if (field.key == "backends") {
         backends = &field;
       } else if (field.key == "cases") {
@@ -259,6 +281,27 @@ class SuiteParser {
     suite_.name = *name;
     suite_.line = field.value_pos.line;
     suite_.column = field.value_pos.column;
+  }
+
+  // environment_overrides: the FPREV_... variables this suite accepts as overrides under CI
+  // (docs/suite-format.md); elsewhere every override is allowed and named in the summary.
+  void parse_environment_overrides(const Field& field) {
+    const auto values = read_param_values(field, "leave 'environment_overrides' out instead");
+    if (!values) return;
+    for (const Value& value : *values) {
+      const std::string& name = value.text;
+      const bool valid = name.size() > 6 && name.size() <= kMaxNameLength && name.rfind("FPREV_", 0) == 0 &&
+                         std::all_of(name.begin(), name.end(), [](char c) {
+                           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+                         });
+      if (!valid) {
+        diags_.error(value.pos, "environment override " + quote(name) +
+                                    " is not the name of an FPREV_ variable (FPREV_ followed by upper-case "
+                                    "letters, digits and '_', e.g. FPREV_BLAS_LIBRARY)");
+        continue;
+      }
+      suite_.environment_overrides.push_back(name);
+    }
   }
 
   // A field that must be a non-empty list; returns false (reported) otherwise.
@@ -411,7 +454,9 @@ class SuiteParser {
       std::vector<std::string> canonical;
       for (const Value& value : *values) {
         try {
-          resolve_params({*spec}, {{field->key, value.text}}, context);
+          // A path is checked as the loader will resolve it; the instance's name keeps it as written.
+          resolve_params({*spec}, {{field->key, spec->type == ParamType::path ? relative_to_suite(value.text) : value.text}},
+                         context);
           const Params one{{field->key, value.text}};
           canonical.push_back(spec->type == ParamType::integer
                                   ? std::to_string(param_int(one, field->key))
@@ -443,12 +488,20 @@ class SuiteParser {
         expansion.settings[lists[i].first] = value;
         expansion.suffix += "-" + suite_detail::sanitize_id_part(value);
       }
+      const auto resolve_paths = [&] {
+        for (const ParamSpec& spec : specs)
+          if (spec.type == ParamType::path)
+            if (auto it = expansion.settings.find(spec.name); it != expansion.settings.end())
+              it->second = relative_to_suite(it->second);
+      };
+      resolve_paths();
       try {
         expansion.settings = resolve_params(specs, expansion.settings, context);  // defaults
       } catch (const ConfigError& error) {
         diags_.error(pos, error.what());
         return {};
       }
+      resolve_paths();  // a default path too (".": the suite's folder)
       expansions.push_back(std::move(expansion));
       for (std::size_t i = lists.size(); i-- > 0;) {
         if (++index[i] < lists[i].second.size()) break;
@@ -456,6 +509,17 @@ class SuiteParser {
       }
     }
     return expansions;
+  }
+
+  // A path setting as written in the suite, made absolute against the suite file's folder when it
+  // is relative (ParamType::path); a bare name (a library's, a program on PATH) stays as it is.
+  std::string relative_to_suite(const std::string& value) const {
+    if (!names_relative_path(value)) return value;
+    std::error_code error;
+    const std::filesystem::path folder = std::filesystem::absolute(suite_.file, error).parent_path();
+    std::string resolved = (folder / value).lexically_normal().string();
+    if (resolved.size() > 1 && resolved.back() == '/') resolved.pop_back();  // "dir/." -> "dir"
+    return resolved;
   }
 
   // The backend's case parameters, asked once. A backend that cannot list them here (its default
@@ -535,7 +599,7 @@ class SuiteParser {
         const std::string& key = field.first.Scalar();
         if (key == "backends")
           instances = count_restriction(field.second);
-        else if (key != "id" && key != "labels" && field.second.IsSequence())
+        else if (key != "id" && key != "labels" && key != "call_sites" && field.second.IsSequence())
           combinations = saturating_multiply(combinations, field.second.size());
       }
       total = std::min(kCountCap, total + saturating_multiply(combinations, instances));
@@ -578,6 +642,8 @@ class SuiteParser {
         settings.max_seconds = parse_max_seconds(field);
       } else if (field.key == "labels") {
         settings.labels = parse_labels(field);
+      } else if (field.key == "call_sites") {
+        settings.call_sites = parse_call_sites(field);
       } else if (field.key == "backends") {
         restricted = true;
         targets = parse_restriction(field);
@@ -694,6 +760,7 @@ class SuiteParser {
   struct CaseSettings {
     std::optional<double> max_seconds;
     std::vector<std::string> labels;
+    std::vector<std::string> call_sites;
   };
 
   // max_seconds: a time budget in seconds, a number above 0 and at most a day.
@@ -731,6 +798,27 @@ class SuiteParser {
     return labels;
   }
 
+  // call_sites: where an application makes the entry's call (fprev-golden trace writes them);
+  // free text, printed when a case of the entry fails.
+  std::vector<std::string> parse_call_sites(const Field& field) {
+    std::vector<std::string> sites;
+    const auto values = read_param_values(field, "leave 'call_sites' out instead");
+    if (!values) return sites;
+    if (values->size() > kMaxCallSites)
+      diags_.error(field.value_pos, "'call_sites' lists " + std::to_string(values->size()) +
+                                        " call sites, more than the " + std::to_string(kMaxCallSites) +
+                                        " a case entry may have");
+    for (const Value& value : *values) {
+      if (value.text.empty() || value.text.size() > kMaxCallSiteBytes) {
+        diags_.error(value.pos, "a call site must be text of 1 to " + std::to_string(kMaxCallSiteBytes) +
+                                    " bytes, got " + std::to_string(value.text.size()));
+        continue;
+      }
+      if (sites.size() < kMaxCallSites) sites.push_back(value.text);
+    }
+    return sites;
+  }
+
   struct EntryShape {
     std::vector<ParamField> params;  // copied: values are canonicalised per backend
     std::optional<std::string> id_template;
@@ -750,7 +838,7 @@ class SuiteParser {
       const ParamSpec* spec = find_spec(specs, param.key);
       if (spec == nullptr) {
         auto allowed = spec_names(specs);
-        allowed.insert(allowed.end(), {"backends", "id", "labels", "max_seconds"});
+        allowed.insert(allowed.end(), {"backends", "call_sites", "id", "labels", "max_seconds"});
         diags_.error(param.key_pos, "unknown case parameter " + quote(param.key) + " for " +
                                         context + "; allowed values: " + join_values(allowed));
         continue;
@@ -836,7 +924,7 @@ class SuiteParser {
     }
     for (const auto* instance : group)
       add_case(*instance, {id, instance->name, resolved, diags_.file(), entry.pos.line, entry.pos.column,
-                           entry.settings.max_seconds, entry.settings.labels});
+                           entry.settings.max_seconds, entry.settings.labels, entry.settings.call_sites});
   }
 
   void add_case(const DeclaredInstance& instance, SuiteCase expanded) {

@@ -48,6 +48,7 @@ std::string_view type_name(ParamType type) {
     case ParamType::string: return "string";
     case ParamType::choice: return "choice";
     case ParamType::boolean: return "boolean";
+    case ParamType::path: return "path";
   }
   return "string";
 }
@@ -57,6 +58,7 @@ ParamType parse_type(const std::string& name) {
   if (name == "choice") return ParamType::choice;
   if (name == "boolean") return ParamType::boolean;
   if (name == "string") return ParamType::string;
+  if (name == "path") return ParamType::path;
   throw ProtocolError("unknown parameter type '" + name + "'");
 }
 

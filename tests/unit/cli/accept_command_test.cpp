@@ -27,7 +27,7 @@ Suite tiny_suite(const std::string& use) {
   Suite suite;
   suite.name = "my suite";
   suite.backends.push_back({"inst", use, {}, 0, 0});
-  suite.cases.push_back({"dot-float32-n8", "inst", {}, "", 0, 0, std::nullopt, {}});
+  suite.cases.push_back({"dot-float32-n8", "inst", {}, "", 0, 0, std::nullopt, {}, {}});
   return suite;
 }
 
@@ -37,6 +37,16 @@ TEST(AcceptCommand, RepeatsTheSelectionAndQuotes) {
   EXPECT_EQ(accept.for_case(suite, suite.cases[0]),
             "'/path with space/fprev-golden' update --suites /p/suites --golden /p/golden "
             "--suite 'my suite' --backend inst --case dot-float32-n8");
+}
+
+// A case labelled long is left out of update unless named: its command names the label, and the
+// whole suite's command does not (the suite's long cases stay opt-in).
+TEST(AcceptCommand, NamesTheLongLabelOfALongCase) {
+  Suite suite = tiny_suite("reference");
+  suite.cases[0].labels = {"long", "mine"};
+  const std::string command = AcceptCommand("fprev-golden", {}).for_case(suite, suite.cases[0]);
+  EXPECT_EQ(command, "fprev-golden update --suite 'my suite' --backend inst --case dot-float32-n8 --label long");
+  EXPECT_EQ(AcceptCommand::for_whole_suite(command), "fprev-golden update --suite 'my suite'");
 }
 
 TEST(AcceptCommand, SetsTheOverridesOfTheCasesBackend) {

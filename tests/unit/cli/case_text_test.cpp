@@ -75,6 +75,30 @@ TEST(CaseText, AChangedTreeShowsTheDiffAndTheAcceptCommand) {
   EXPECT_NE(text.find("accept it with:\n    ACCEPT-COMMAND\n"), std::string::npos) << text;
 }
 
+TEST(CaseText, AFailingTracedCaseNamesWhereTheApplicationMakesTheCall) {
+  CaseResult r = result(CaseStatus::differs);
+  r.golden = Golden{};
+  r.golden->map = OrderMap::uniform({}, parse_sexpr("((0 1) (2 3))"));
+  r.revealed = OrderMap::uniform({}, parse_sexpr("((0 2) (1 3))"));
+  r.call_sites = {"app(main+0x1c) <- libc.so.6(+0x2724a)", "app.py:7 in <module>"};
+  std::ostringstream out;
+  print_case_details(out, r, SkipPolicy{}, "ACCEPT-COMMAND");
+  EXPECT_NE(out.str().find("  the application makes this call at:\n    app(main+0x1c) <- libc.so.6(+0x2724a)\n"
+                           "    app.py:7 in <module>\n"),
+            std::string::npos)
+      << out.str();
+  CaseResult misbehaving = result(CaseStatus::misbehaves);
+  misbehaving.message = "nondeterministic";
+  misbehaving.call_sites = {"app.py:7 in <module>"};
+  std::ostringstream misbehaves;
+  print_case_details(misbehaves, misbehaving, SkipPolicy{}, "");
+  EXPECT_NE(misbehaves.str().find("the application makes this call at:\n    app.py:7 in <module>\n"), std::string::npos)
+      << misbehaves.str();
+  std::ostringstream untraced;  // a case without call sites says nothing about them
+  print_case_details(untraced, result(CaseStatus::misbehaves), SkipPolicy{}, "");
+  EXPECT_EQ(untraced.str().find("the application"), std::string::npos) << untraced.str();
+}
+
 TEST(CaseText, AMissingGoldenIsASkipOrAStrictFailure) {
   std::ostringstream skip, strict;
   print_case_details(skip, result(CaseStatus::missing_golden), SkipPolicy{}, "CREATE");

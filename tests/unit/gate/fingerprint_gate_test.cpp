@@ -120,6 +120,16 @@ TEST_F(FingerprintGate, PartialSumsKeptInDoubleFailWithTheFactNamed) {
   ASSERT_EQ(r.fingerprint_change->changed_facts.size(), 1u);
   EXPECT_EQ(r.fingerprint_change->changed_facts[0], "partial-sums: float32 -> float32; float64 at leaves 32..38");
   EXPECT_GT(r.fingerprint_change->differing_outputs, 0u);
+  // What it costs: each side simulated with its own facts; the additions of leaves 32..38 in
+  // float64 no longer count as float32 roundings in the bound.
+  ASSERT_TRUE(r.impact);
+  ASSERT_EQ(r.impact->changes.size(), 1u);
+  const fprev::TreeImpact& impact = r.impact->changes[0].impact;
+  EXPECT_LT(impact.new_bound.h, impact.old_bound.h);
+  std::size_t differing = 0;
+  for (const fprev::ImpactSet& set : impact.sets) differing += set.differing;
+  EXPECT_GT(differing, 0u);
+  EXPECT_NE(r.impact->arithmetic.find("the case's target: float32 inputs"), std::string::npos) << r.impact->arithmetic;
 }
 
 TEST_F(FingerprintGate, ContractedProductsFailWithTheFactNamed) {
@@ -128,6 +138,11 @@ TEST_F(FingerprintGate, ContractedProductsFailWithTheFactNamed) {
   ASSERT_TRUE(r.fingerprint_change);
   ASSERT_EQ(r.fingerprint_change->changed_facts.size(), 1u);
   EXPECT_EQ(r.fingerprint_change->changed_facts[0], "products: rounded -> not rounded (contracted, FMA)");
+  // Contracted products are not rounded on their own: one rounding less on every leaf's path.
+  ASSERT_TRUE(r.impact);
+  const fprev::TreeImpact& impact = r.impact->changes.at(0).impact;
+  EXPECT_EQ(impact.new_bound.h, impact.old_bound.h - 1);
+  EXPECT_GT(impact.sets.at(1).differing, 0u) << "normal inputs: inexact products, contracted or not";
 }
 
 // Rounding toward zero breaks the probes' masks, so no tree is revealed; the fingerprint measured
@@ -138,7 +153,14 @@ TEST_F(FingerprintGate, RoundingTowardZeroFailsWithTheFactNamed) {
   ASSERT_TRUE(r.fingerprint_change);
   ASSERT_EQ(r.fingerprint_change->changed_facts.size(), 1u);
   EXPECT_EQ(r.fingerprint_change->changed_facts[0], "rounding: nearest-even -> toward-zero");
+  // The golden's tree with the arithmetic measured now: every rounding counts twice in the bound.
+  ASSERT_TRUE(r.impact);
+  const fprev::TreeImpact& impact = r.impact->changes.at(0).impact;
+  EXPECT_EQ(impact.new_bound.h, 2 * impact.old_bound.h);
+  EXPECT_GT(impact.sets.at(0).differing, 0u);
 }
+
+TEST_F(FingerprintGate, AnUnchangedCaseHasNoImpact) { EXPECT_FALSE(check("plain").impact); }
 
 TEST_F(FingerprintGate, AGoldenWithoutFingerprintStillChecksItsTree) {
   const fs::path path = fprev::golden_path(root_, "toys", "toy", "toy-t1", "dot-n40");

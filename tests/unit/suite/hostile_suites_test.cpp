@@ -53,7 +53,7 @@ TEST(HostileSuites, StrayCommaIsASyntaxErrorNotARunaway) {
       {"# c\n,", "t.yaml:2:1" + unexpected_comma},
       {", x: 1", "t.yaml:1:1" + unexpected_comma},
       {"a\n---\n,",
-       "t.yaml:1:1: error: a suite must be a map with the keys suite, description, backends, "
+       "t.yaml:1:1: error: a suite must be a map with the keys suite, description, environment_overrides, backends, "
        "cases, got a single value\n"
        "t.yaml:2:1: error: a suite file holds one YAML document; a second one starts here"},
   };

@@ -29,7 +29,7 @@ TEST(SuiteErrors, ValidHeadLoads) {
 TEST(SuiteErrors, UnknownTopLevelKey) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\ncolour: red\n"),
             Lines{"t.yaml:8:1: error: unknown key 'colour'; allowed values: suite, description, "
-                  "backends, cases"});
+                  "environment_overrides, backends, cases"});
 }
 
 TEST(SuiteErrors, UnknownBackend) {
@@ -41,7 +41,7 @@ TEST(SuiteErrors, UnknownBackend) {
 TEST(SuiteErrors, UnknownCaseParameter) {
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    nn: 8\n"),
             Lines{"t.yaml:7:5: error: unknown case parameter 'nn' for backend 'toy'; allowed "
-                  "values: op, dtype, n, m, k, order, fused, lanes, backends, id, labels, max_seconds"});
+                  "values: op, dtype, n, m, k, order, fused, lanes, backends, call_sites, id, labels, max_seconds"});
 }
 
 TEST(SuiteErrors, MaxSecondsIsAPositiveNumberOfSecondsUpToADay) {
@@ -62,13 +62,26 @@ TEST(SuiteErrors, LabelsArePlainNames) {
                   "'.', '_' and '-', starting with a letter or digit"});
 }
 
+TEST(SuiteErrors, CallSitesAreBoundedTexts) {
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    call_sites: [\"a.out(main+0x1c)\", \"app.py:7 in f\"]\n"),
+            Lines{});
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    call_sites: []\n"),
+            Lines{"t.yaml:8:17: error: 'call_sites' is an empty list; leave 'call_sites' out instead"});
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    call_sites: [\"" + std::string(1001, 'x') + "\"]\n"),
+            Lines{"t.yaml:8:18: error: a call site must be text of 1 to 1000 bytes, got 1001"});
+  std::string seventeen = "[";
+  for (int i = 0; i < 17; ++i) seventeen += (i ? ", s" : "s") + std::to_string(i);
+  EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n    call_sites: " + seventeen + "]\n"),
+            Lines{"t.yaml:8:17: error: 'call_sites' lists 17 call sites, more than the 16 a case entry may have"});
+}
+
 TEST(SuiteErrors, CaseParameterUnknownToOneOfTwoBackends) {
   const std::string suite =
       "suite: s\nbackends:\n  - name: a\n    use: toy\n  - name: b\n    use: other\n"
       "    device: 0\ncases:\n  - op: sum\n    order: reverse\n    n: 8\n";
   EXPECT_EQ(errors_of(suite),
             Lines{"t.yaml:10:5: error: unknown case parameter 'order' for backend 'other'; allowed "
-                  "values: op, dtype, n, backends, id, labels, max_seconds"});
+                  "values: op, dtype, n, backends, call_sites, id, labels, max_seconds"});
   EXPECT_EQ(errors_of(suite + "    backends: a\n"), Lines{});
 }
 
@@ -304,10 +317,10 @@ TEST(SuiteErrors, OtherYamlErrorsGetNoIndentationHint) {
 
 TEST(SuiteErrors, DocumentShape) {
   EXPECT_EQ(errors_of(""), Lines{"t.yaml: error: the file holds no suite; expected a map with the "
-                                 "keys suite, description, backends, cases"});
+                                 "keys suite, description, environment_overrides, backends, cases"});
   EXPECT_EQ(errors_of("- a\n- b\n"),
             Lines{"t.yaml:1:1: error: a suite must be a map with the keys suite, description, "
-                  "backends, cases, got a list"});
+                  "environment_overrides, backends, cases, got a list"});
   EXPECT_EQ(errors_of(kHead + "  - op: dot\n    n: 8\n---\nfoo: 1\n"),
             Lines{"t.yaml:8:1: error: a suite file holds one YAML document; a second one starts "
                   "here"});
@@ -328,7 +341,7 @@ cases:
     dtype: float16
 )"),
             (Lines{"t.yaml:2:1: error: unknown key 'colour'; allowed values: suite, description, "
-                   "backends, cases",
+                   "environment_overrides, backends, cases",
                    "t.yaml:5:10: error: unknown backend 'toi'; allowed values: other, toy",
                    "t.yaml:8:5: error: unknown setting 'thread' for backend 'toy'; allowed values: "
                    "name, use, threads, library, mode",

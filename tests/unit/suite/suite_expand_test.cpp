@@ -131,6 +131,21 @@ TEST(SuiteExpand, MaxSecondsAndLabelsGoToEveryCaseOfTheirEntry) {
   EXPECT_TRUE(suite.cases[2].labels.empty());
 }
 
+TEST(SuiteExpand, CallSitesGoToEveryCaseOfTheirEntryAndMultiplyNothing) {
+  const auto registry = toy_registry();
+  const Suite suite = parse_suite(
+      "suite: s\nbackends:\n  - name: a\n    use: toy\ncases:\n"
+      "  - op: dot\n    n: [8, 16]\n    call_sites: [\"app.py:7 in <module>\", \"a.out(main+0x1c)\"]\n"
+      "  - op: dot\n    n: 32\n",
+      "t.yaml", registry);
+  ASSERT_EQ(suite.cases.size(), 3u);
+  const std::vector<std::string> sites{"app.py:7 in <module>", "a.out(main+0x1c)"};
+  EXPECT_EQ(suite.cases[0].call_sites, sites);
+  EXPECT_EQ(suite.cases[1].call_sites, sites);
+  EXPECT_TRUE(suite.cases[2].call_sites.empty());
+  EXPECT_EQ(suite.cases[0].id, "dot-float32-n8");  // call sites are not part of the id
+}
+
 TEST(SuiteExpand, LoadingNeverOpensABackend) {
   suite_test::open_calls = 0;
   const auto registry = toy_registry();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 
@@ -70,7 +71,7 @@ TEST_F(SuiteFiles, ErrorsNameTheFile) {
     EXPECT_EQ(error.errors(),
               std::vector<std::string>{path.string() +
                                        ":8:1: error: unknown key 'colour'; allowed values: suite, "
-                                       "description, backends, cases"});
+                                       "description, environment_overrides, backends, cases"});
   }
 }
 
@@ -137,7 +138,7 @@ TEST_F(SuiteFiles, ProblemsOfEveryFileAreCollected) {
       errors_loading({a, b, missing}),
       (std::vector<std::string>{
           a.string() + ":8:1: error: unknown key 'colour'; allowed values: suite, description, "
-                       "backends, cases",
+                       "environment_overrides, backends, cases",
           b.string() + ":2:3: error: YAML syntax error: illegal map value (check the indentation of this line and the lines "
                        "above it: entries of one map or list start in the same column, a nested one further right, "
                        "with spaces, never tabs)",
@@ -173,6 +174,82 @@ TEST_F(SuiteFiles, TheCaseLimitIsATotalAcrossFiles) {
                   "file, 1 more files not read), the most one run may have; select fewer files, or raise "
                   "the limit with --max-cases N");
   }
+}
+
+// Issue 34: a file that does not load stands in for its suite (a failing CTest test under its
+// labels), so loading goes on past it and says what could still be read of it.
+TEST_F(SuiteFiles, KeepingGoingListsInvalidFilesWithWhatCouldBeRead) {
+  write("good.yaml", suite_named("good"));
+  // One entry is wrong; the other still expands on the valid instance.
+  write("partly.yaml",
+        "suite: partly\nbackends:\n  - name: a\n    use: toy\n  - name: b\n    use: nosuch\n"
+        "cases:\n  - op: dot\n    n: 8\n    backends: a\n    labels: [nightly]\n  - op: nosuchop\n    n: 8\n");
+  write("garbled.yaml", "suite: garbled   # named here\nbackends: [\n");
+  write("Name Less.yml", "backends: {\n");
+  write("again.yaml", suite_named("good"));
+  const LoadedSuites loaded = load_suites_keeping_going({dir_}, registry_);
+  ASSERT_EQ(loaded.suites.size(), 1u);
+  EXPECT_EQ(loaded.suites[0].name, "good");  // the first of its name (again.yaml sorts before)
+  std::vector<std::string> names;
+  for (const InvalidSuiteFile& invalid : loaded.invalid) names.push_back(invalid.readable.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"name_less", "garbled", "partly", "good"}));
+  const Suite& partly = loaded.invalid[2].readable;
+  ASSERT_EQ(partly.backends.size(), 2u);
+  EXPECT_EQ(partly.backends[0].name, "a");
+  EXPECT_EQ(partly.backends[1].name, "b");  // its backend is unknown, its name is still read
+  ASSERT_EQ(partly.cases.size(), 1u);
+  EXPECT_EQ(partly.cases[0].id, "dot-float32-n8");
+  EXPECT_EQ(partly.cases[0].labels, std::vector<std::string>{"nightly"});
+  EXPECT_FALSE(loaded.invalid[2].diagnostics.empty());
+  EXPECT_NE(loaded.invalid[3].diagnostics.front().message.find("duplicate suite name"), std::string::npos);
+}
+
+TEST_F(SuiteFiles, KeepingGoingNamesAnEmptyDirectoryAfterIt) {
+  const LoadedSuites loaded = load_suites_keeping_going({dir_}, registry_);
+  ASSERT_EQ(loaded.invalid.size(), 1u);
+  std::string expected = dir_.filename().string();  // lower case, as a case id would be
+  for (char& c : expected) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  EXPECT_EQ(loaded.invalid[0].readable.name, expected);
+}
+
+// Issue 34.12: a relative path in a suite is relative to the suite file, never to the directory the
+// gate runs in (ParamType::path); a bare name stays a name; an instance expanded from a list of
+// paths is named from them as written.
+TEST_F(SuiteFiles, RelativePathSettingsAreRelativeToTheSuiteFile) {
+  const fs::path path = write("rel.yaml",
+                              "suite: rel\nbackends:\n  - name: a\n    use: toy\n    library: ./lib/x.so\n"
+                              "  - name: b\n    use: toy\n    library: [one/x.so, /abs/y.so]\n"
+                              "  - name: c\n    use: toy\ncases:\n  - op: dot\n    n: 8\n");
+  const Suite suite = load_suite(path, registry_);
+  ASSERT_EQ(suite.backends.size(), 4u);
+  EXPECT_EQ(suite.backends[0].settings.at("library"), (dir_ / "lib/x.so").string());
+  EXPECT_EQ(suite.backends[1].name, "b-one_x.so");
+  EXPECT_EQ(suite.backends[1].settings.at("library"), (dir_ / "one/x.so").string());
+  EXPECT_EQ(suite.backends[2].settings.at("library"), "/abs/y.so");
+  EXPECT_EQ(suite.backends[3].settings.at("library"), "libtoy");
+}
+
+TEST(PathParameters, ARelativePathOutsideASuiteIsAConfigurationError) {
+  const std::vector<ParamSpec> specs{path_param("library", "").defaults_to(".")};
+  EXPECT_THROW(resolve_params(specs, {{"library", "./x.so"}}, "t"), ConfigError);
+  EXPECT_THROW(resolve_params(specs, {{"library", "venv/bin/python"}}, "t"), ConfigError);
+  EXPECT_EQ(resolve_params(specs, {{"library", "/x.so"}}, "t").at("library"), "/x.so");
+  EXPECT_EQ(resolve_params(specs, {{"library", "openblas"}}, "t").at("library"), "openblas");
+  EXPECT_EQ(resolve_params(specs, {}, "t").at("library"), ".");  // the backend's own default
+}
+
+TEST_F(SuiteFiles, EnvironmentOverridesAcceptedByTheSuite) {
+  const fs::path good = write("a.yaml", "suite: a\nenvironment_overrides: [FPREV_TOY_LIBRARY, FPREV_GOLDEN_DIR]\n" +
+                                            suite_named("a").substr(std::string("suite: a\n").size()));
+  EXPECT_EQ(load_suite(good, registry_).environment_overrides,
+            (std::vector<std::string>{"FPREV_TOY_LIBRARY", "FPREV_GOLDEN_DIR"}));
+  const fs::path bad = write("b.yaml", "suite: b\nenvironment_overrides: [PATH]\n" +
+                                           suite_named("b").substr(std::string("suite: b\n").size()));
+  const std::vector<std::string> errors = errors_loading({bad});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find(":2:25: error: environment override 'PATH' is not the name of an FPREV_ variable"),
+            std::string::npos)
+      << errors[0];
 }
 
 }  // namespace

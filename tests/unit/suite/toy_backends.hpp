@@ -41,7 +41,7 @@ class ToyBackend : public Backend {
   std::string_view name() const override { return "toy"; }
   std::string_view summary() const override { return "test backend"; }
   std::vector<ParamSpec> instance_params() const override {
-    return {integer("threads", 1, 64, "1"), text("library", "libtoy"),
+    return {integer("threads", 1, 64, "1"), path_param("library", "").defaults_to("libtoy"),
             choice("mode", {"fast", "exact"}, false, "exact")};
   }
   std::vector<ParamSpec> case_params() const override {
