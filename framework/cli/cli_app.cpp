@@ -77,6 +77,14 @@ void add_selection_options(CLI::App& command, SelectionOptions& s, bool leave_ou
       ->allow_extra_args(false)
       ->type_name("LABEL")
       ->group(kSelectionGroup);
+  command
+      .add_option("--max-cases", s.max_cases,
+                  "the most cases all suite files of the run may expand to together (default " +
+                      std::to_string(kMaxRunCases) + "; one file may have at most " +
+                      std::to_string(kMaxSuiteCases) + ")")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{100000000}))
+      ->type_name("N")
+      ->group(kSelectionGroup);
 }
 
 // `seed_alias`: --seed is also the engine's seed (check and update; in reveal --seed may be a
@@ -155,8 +163,10 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       ->group(kEngineGroup);
   command
       .add_option("--worker-memory", e.worker_memory_mb,
-                  "resident memory a worker may use, in MiB, before it is killed and the case fails as "
-                  "crashed (out of memory) (default 0: half of this machine's memory)")
+                  "resident memory all workers of the run may use together, in MiB: a worker whose "
+                  "call takes the total past it is killed and its case fails as crashed (out of memory) "
+                  "(default 0: half of this machine's memory; a distributed run divides it among the "
+                  "ranks of each node)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 30))
       ->type_name("MB")
       ->group(kEngineGroup);

@@ -16,6 +16,7 @@
 #include "fprev/golden.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/suite.hpp"
+#include "termination.hpp"
 
 namespace {
 
@@ -72,6 +73,8 @@ int report_current_exception(const std::string& command) noexcept {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Stopped from outside, the gate ends every process it started (before any thread starts).
+  cli::end_descendants_on_termination();
   // Foreign text (a golden's library line, a file name) never reaches the terminal raw.
   const cli::EscapedStandardStreams escaped;
   std::string command;  // the sub-command, once known

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fprev/drawing.hpp"
+#include "fprev/suite.hpp"
 
 namespace fprev::cli {
 
@@ -26,6 +27,7 @@ struct SelectionOptions {
   // check and update: the opt-in labels (long) leave their cases out unless --label names them,
   // as `ctest -L reproducibility` does; list lists every case (CTest discovers the long ones too).
   bool leave_out_opt_in = false;
+  std::uint64_t max_cases = kMaxRunCases;    // --max-cases N: the cases of all suite files together
 };
 
 // How the revelation engine runs: check, update and reveal.

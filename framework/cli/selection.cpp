@@ -89,11 +89,11 @@ Selection select_cases(const SelectionOptions& options, bool keep_invalid) {
       throw UsageError("no suite file or directory '" + path.string() +
                        "' (use --suites PATH, or run from the project root)");
   if (keep_invalid) {
-    LoadedSuites loaded = load_suites_keeping_going(s.suite_paths, builtin_backends());
+    LoadedSuites loaded = load_suites_keeping_going(s.suite_paths, builtin_backends(), options.max_cases);
     s.suites = std::move(loaded.suites);
     s.invalid = std::move(loaded.invalid);
   } else {
-    s.suites = load_suites(s.suite_paths, builtin_backends());
+    s.suites = load_suites(s.suite_paths, builtin_backends(), options.max_cases);
   }
   for (const Suite& suite : s.suites) {
     if (!matches_any(options.suites, suite.name)) continue;

@@ -171,6 +171,33 @@ else
   fail "the fault-injection BLAS $fault was not built"
 fi
 
+# 5b. A rank lost for good (kill -9 while its worker is in a call): Open MPI's launcher then ends
+# every rank with SIGTERM. Rank 0 says so on its way out, its workers go with it, and the job's
+# exit status is not 0 (issue 34).
+if [ -f "$fault" ]; then
+  lost=(reveal --backend blas --library "$fault" --op dot --dtype float64 --n 400 --streams 2 --watchdog 300)
+  "$openmpi" -np 1 "$FG" "${lost[@]}" : -np 1 env FAULT_BLAS_MODE=hang "$FG" "${lost[@]}" >lost.txt 2>&1 &
+  launcher=$!
+  rank1=""
+  for _ in $(seq 150); do
+    for p in $(pgrep -f -- "--library $fault"); do
+      if [ "$(readlink "/proc/$p/exe")" = "$(readlink -f "$FG")" ] &&
+         tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then rank1=$p; fi
+    done
+    [ -n "$rank1" ] && break
+    sleep 0.2
+  done
+  sleep 3  # its worker is inside the call that hangs
+  [ -n "$rank1" ] && kill -9 "$rank1"
+  wait "$launcher"
+  status=$?
+  if [ -z "$rank1" ]; then fail "rank 1 was not found"
+  elif [ "$status" -ne 0 ]; then pass "a lost rank: the job's exit status is $status"
+  else fail "a lost rank: the job exited 0"; fi
+  expect_in "fprev-golden (rank 0 of 2): ended from outside before the run finished" lost.txt \
+    "rank 0 says the run ended without a report"
+fi
+
 # 6. The lean start holds under a launcher: list and --version map no MPI library.
 "$openmpi" -np 1 bash -c "LD_DEBUG=files '$FG' --version" >lean.txt 2>&1
 expect_not_in "libmpi" lean.txt "mpirun -np 1 fprev-golden --version loads no MPI library"

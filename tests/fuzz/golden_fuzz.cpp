@@ -9,6 +9,7 @@
 #include "harness.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const fprev::fuzz::CpuLimit cpu_limit;
   using namespace fprev;
   const std::string_view text = fuzz::as_text(data, size);
   Golden golden;

@@ -1,6 +1,10 @@
 // Checks shared by the fuzz harnesses (harness.hpp).
 #include "harness.hpp"
 
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <string>
 
 namespace fprev::fuzz {
@@ -22,7 +26,40 @@ bool valid_utf8(std::string_view text) {
   return true;
 }
 
+void cpu_limit_reached(int /*signal*/) {
+  static constexpr char kMessage[] = "fuzz harness: the input took more than its CPU time limit (kMaxCpuSecondsPerInput)\n";
+  [[maybe_unused]] const ssize_t n = ::write(2, kMessage, sizeof kMessage - 1);
+  std::abort();
+}
+
+// One timer on the CPU clock of the thread that runs the inputs, made on first use.
+timer_t& input_timer() {
+  static timer_t timer = [] {
+    struct sigaction action {};
+    action.sa_handler = cpu_limit_reached;
+    ::sigaction(SIGXCPU, &action, nullptr);
+    sigevent event{};
+    event.sigev_notify = SIGEV_SIGNAL;
+    event.sigev_signo = SIGXCPU;
+    timer_t made{};
+    if (::timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &made) != 0) fail("timer_create on the thread's CPU clock failed");
+    return made;
+  }();
+  return timer;
+}
+
 }  // namespace
+
+CpuLimit::CpuLimit() {
+  itimerspec limit{};
+  limit.it_value.tv_sec = kMaxCpuSecondsPerInput;
+  ::timer_settime(input_timer(), 0, &limit, nullptr);
+}
+
+CpuLimit::~CpuLimit() {
+  const itimerspec disarmed{};
+  ::timer_settime(input_timer(), 0, &disarmed, nullptr);
+}
 
 void require_bounded_message(std::string_view message, std::size_t max_bytes) {
   require(message.size() <= max_bytes,

@@ -30,6 +30,21 @@ inline void require(bool condition, std::string_view what, std::string_view deta
   if (!condition) fail(what, detail);
 }
 
+// The CPU time one input may take, measured on the thread that runs it: a fuzzing run on a busy
+// machine must not stop on an input that is merely slow in wall-clock time (libFuzzer's -timeout,
+// which scripts/fuzz sets generously as a last resort), and a runaway input still stops it. Past
+// the limit the harness aborts with a message, so libFuzzer keeps the input as a crash.
+inline constexpr int kMaxCpuSecondsPerInput = 10;
+
+// Arms the limit for the life of the object: one at the top of each LLVMFuzzerTestOneInput.
+class CpuLimit {
+ public:
+  CpuLimit();
+  ~CpuLimit();
+  CpuLimit(const CpuLimit&) = delete;
+  CpuLimit& operator=(const CpuLimit&) = delete;
+};
+
 // An error message about hostile input: short whatever the input (messages quote excerpts), and
 // valid UTF-8 (messages never echo raw bytes of the input).
 void require_bounded_message(std::string_view message, std::size_t max_bytes = 2048);

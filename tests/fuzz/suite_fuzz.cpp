@@ -45,6 +45,7 @@ void check_loaded(const Suite& suite) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const fprev::fuzz::CpuLimit cpu_limit;
   const std::string_view text = fuzz::as_text(data, size);
   const BackendRegistry& registry = builtin_backends();
   Suite suite;

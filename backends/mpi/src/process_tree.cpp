@@ -1,6 +1,7 @@
 #include "process_tree.hpp"
 
-#include <dirent.h>
+#include "fprev/processes.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -12,7 +13,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -21,49 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct ProcStat {
-  pid_t pid = 0;
-  pid_t parent = 0;
-  char state = '?';
-  std::uint64_t start_time = 0;  // clock ticks after boot: with the pid, identifies a process
-};
-
-// /proc/<pid>/stat: "pid (comm) state ppid ... starttime(22nd field) ..."; comm may hold spaces
-// and parentheses, so the fields are counted from the last ')'.
-std::optional<ProcStat> read_stat(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text;
-  if (!in || !std::getline(in, text)) return std::nullopt;
-  const auto close = text.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(text.substr(close + 1));
-  ProcStat stat;
-  stat.pid = pid;
-  std::string field;
-  for (int index = 3; fields >> field; ++index) {
-    if (index == 3) stat.state = field.empty() ? '?' : field[0];
-    if (index == 4) stat.parent = static_cast<pid_t>(std::stol(field));
-    if (index == 22) {
-      stat.start_time = std::stoull(field);
-      return stat;
-    }
-  }
-  return std::nullopt;
-}
-
-std::vector<ProcStat> all_processes() {
-  std::vector<ProcStat> out;
-  DIR* dir = ::opendir("/proc");
-  if (dir == nullptr) return out;
-  while (const dirent* entry = ::readdir(dir)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || pid <= 0) continue;
-    if (auto stat = read_stat(static_cast<pid_t>(pid))) out.push_back(*stat);
-  }
-  ::closedir(dir);
-  return out;
-}
+// The process list is the framework's (fprev/processes.hpp).
+using ProcStat = ProcessStat;
+std::optional<ProcStat> read_stat(pid_t pid) { return read_process_stat(pid); }
+std::vector<ProcStat> all_processes() { return list_processes(); }
 
 std::vector<char*> c_strings(std::vector<std::string>& strings) {
   std::vector<char*> out;

@@ -772,6 +772,33 @@ class Server:
         raise Failure("internal", "unknown request '%s'" % op)
 
 
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+SIGKILL = 9
+
+
+def die_with_the_gate():
+    """Every process the gate starts dies with it (SECURITY.md). The gate sets both attributes
+    before it executes us; they are set again here for an interpreter that a wrapper script
+    started (its parent is then the wrapper, which dies with the gate), and a gate that died before
+    we got here ends us now instead of leaving us under PID 1."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the gate's end of the socket still ends the loop in main()
+    supervisor = os.environ.pop("FPREV_SUPERVISOR_PID", "")
+    if supervisor.isdigit():
+        try:
+            os.kill(int(supervisor), 0)
+        except ProcessLookupError:
+            os._exit(1)
+        except PermissionError:
+            pass  # a process with that number lives, under another user: not ours, but not gone
+
+
 def main():
     try:
         os.fstat(SOCKET_FD)
@@ -780,6 +807,7 @@ def main():
         sys.stderr.write("fprev_python_worker: started without its descriptors (3: socket, 4: shared memory); "
                          "it is started by fprev-golden, not by hand\n")
         return 2
+    die_with_the_gate()
     channel = Channel()
     server = Server()
     channel.write({"hello": "fprev-worker", "protocol": PROTOCOL, "pid": os.getpid()})

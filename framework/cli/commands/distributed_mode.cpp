@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "../exit_status.hpp"
+#include "../termination.hpp"
 
 namespace fprev::cli {
 
@@ -10,7 +11,13 @@ std::unique_ptr<DistributedSession> start_distributed_mode(const EngineOptions& 
   const std::optional<MpiLaunch> launch = detect_mpi_launch(engine.mpi);
   if (!launch) return nullptr;
   try {
-    return std::make_unique<DistributedSession>(*launch, engine.streams_per_rank);
+    auto session = std::make_unique<DistributedSession>(*launch, engine.streams_per_rank);
+    if (!session->serving_rank())
+      set_termination_note("fprev-golden (rank 0 of " + std::to_string(session->ranks()) +
+                           "): ended from outside before the run finished, without a report; an MPI "
+                           "launcher ends every rank this way when one rank of the job is lost (killed "
+                           "or crashed). The run failed.");
+    return session;
   } catch (const std::runtime_error& e) {
     throw UsageError(std::string("distributed mode (started by ") +
                      (launch->implementation == "openmpi" ? "Open MPI" : "MPICH") + "'s launcher): " + e.what());

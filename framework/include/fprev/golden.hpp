@@ -223,17 +223,19 @@ class GoldenIoError : public std::runtime_error {
 // that do not match the classes, and for a finding that cannot be recorded.
 std::string write_golden_text(const Golden& golden);
 
-// Strict parser. `path` only labels the errors. Throws GoldenParseError.
-Golden parse_golden_text(std::string_view text, std::string_view path = "<golden>");
+// Strict parser. `path` only labels the errors. Throws GoldenParseError. With `case_leaves` (the
+// summands of the case the golden is read for; 0: any), every tree must have exactly that many
+// leaves, checked before the tree is built: the work a golden asks for is bounded by its case.
+Golden parse_golden_text(std::string_view text, std::string_view path = "<golden>", std::size_t case_leaves = 0);
 
 // ---- files --------------------------------------------------------------------------------------
 
 // Reads and parses a golden file. Throws GoldenIoError (cannot read) or GoldenParseError (also for
 // a file larger than kMaxGoldenBytes, which is not read into memory).
-Golden read_golden(const std::filesystem::path& path);
+Golden read_golden(const std::filesystem::path& path, std::size_t case_leaves = 0);
 // The same, and the digest of the bytes it parsed (golden_text_digest, fprev/pending.hpp): what a
 // pending result records, so that accept knows whether the golden is still what check compared.
-Golden read_golden(const std::filesystem::path& path, std::string& digest);
+Golden read_golden(const std::filesystem::path& path, std::string& digest, std::size_t case_leaves = 0);
 
 // Writes atomically: the text goes to a uniquely named temporary file in the target's directory
 // (created if missing), is fsync'ed and renamed over the target, and the directory is fsync'ed.

@@ -199,6 +199,9 @@ struct RevealOptions {
   // Time budget of one reveal() or verify() in seconds (0: none). Checked between target calls;
   // past it the engine throws RevealOverBudget.
   double max_seconds = 0.0;
+  // What the case already spent of max_seconds before the reveal started (making the target,
+  // reading its golden): counted as if the reveal had spent it.
+  double spent_seconds = 0.0;
 };
 
 struct RevealResult {

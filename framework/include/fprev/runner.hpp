@@ -179,8 +179,14 @@ class Runner {
   // confirmed (fprev/confirm.hpp): when it holds, the result is the golden's map, measured with
   // the proof probes only; otherwise the reveal runs as without it. Not with --algorithm basic or
   // naive (the algorithm asked for runs), nor beyond the exact counting range (confirmable()).
+  // With `confirm_golden`, the golden at result.golden_path (when there is one) is read here, once
+  // the target says how many summands the case has, and within the case's time budget: a golden
+  // that cannot be read (or whose trees have another size) fails with the status broken_golden.
   Outcome reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result,
                       bool confirm_golden = false);
+  // Reads the golden of a case with `leaves` summands into result.golden; false, with the status
+  // broken_golden, when it cannot be read or belongs to another case.
+  bool read_case_golden(CaseResult& result, std::size_t leaves);
   // Fills the result's identity and golden path from the opened instance; false when it is not open.
   bool locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& result);
   // The alignment check of a case that revealed (or confirmed) its order: result.alignment, or a

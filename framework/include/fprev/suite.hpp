@@ -83,6 +83,9 @@ inline constexpr std::size_t kMaxSuiteBytes = std::size_t{1} << 20;  // UTF-8 wi
 inline constexpr std::size_t kMaxSuiteYamlNesting = 10;  // lists and maps inside each other
 inline constexpr std::uint64_t kMaxSuiteYamlNodes = 200000;  // values; an alias counts as a copy
 inline constexpr std::uint64_t kMaxSuiteCases = 10000;       // expanded cases of one file
+// Expanded cases of all the suite files of one run together (load_suites; --max-cases raises it):
+// the per-file limit alone lets many files take minutes and gigabytes to list.
+inline constexpr std::uint64_t kMaxRunCases = 50000;
 inline constexpr double kMaxCaseSeconds = 86400;  // the largest max_seconds a case may ask for
 inline constexpr std::size_t kMaxReportedSuiteErrors = 50;   // per file, then "N more errors"
 inline constexpr std::size_t kMaxCallSites = 16;        // call_sites of one case entry
@@ -182,9 +185,10 @@ Suite parse_suite(std::string_view yaml_text, const std::string& file_name,
 
 // Loads suite files and directories (a directory contributes its *.yaml and *.yml files, not
 // recursively, in name order). Suite names must be unique across all of them. Collects the
-// problems of every file, then throws SuiteError.
+// problems of every file, then throws SuiteError. The files together may expand to at most
+// `max_cases` cases: loading stops at the file that passes it, with an error naming the limit.
 std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
-                               const BackendRegistry& registry);
+                               const BackendRegistry& registry, std::uint64_t max_cases = kMaxRunCases);
 
 // A suite file (or a directory of them) that did not load, with what could be read of it:
 // SuiteError::readable(), whose name is, when the file does not give a valid one, the value of a
@@ -203,9 +207,10 @@ struct LoadedSuites {
 };
 
 // load_suites() that goes on past invalid files: every file that loads is kept, every one that
-// does not (a second suite of a name already used too) is listed with its problems.
+// does not (a second suite of a name already used too) is listed with its problems. Past
+// `max_cases` (a total, as for load_suites) it still throws SuiteError: that refuses the whole run.
 LoadedSuites load_suites_keeping_going(const std::vector<std::filesystem::path>& files_or_directories,
-                                       const BackendRegistry& registry);
+                                       const BackendRegistry& registry, std::uint64_t max_cases = kMaxRunCases);
 
 // The suite files of a directory (*.yaml, *.yml), sorted by name.
 std::vector<std::filesystem::path> find_suite_files(const std::filesystem::path& directory);

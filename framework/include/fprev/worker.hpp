@@ -35,13 +35,15 @@ struct WorkerLimits {
   // that worker). Opening an instance (loading a library, starting Python) gets the floor.
   double watchdog_floor_seconds = 60.0;
   double watchdog_factor = 50.0;
-  // Resident memory a worker may use before it is killed as "crashed (out of memory)"; 0: half of
-  // this machine's physical memory.
+  // Resident memory all workers of this process may use together: a worker whose call takes the
+  // total past it is killed as "crashed (out of memory)"; 0: half of this machine's physical
+  // memory. The ranks of a distributed run on one node each get their share.
   std::size_t memory_bytes = 0;
 };
 void set_worker_limits(const WorkerLimits& limits);
 WorkerLimits worker_limits();
-// The memory limit in effect (WorkerLimits::memory_bytes, or half the physical memory).
+// The memory limit in effect, a total across workers (WorkerLimits::memory_bytes, or half the
+// physical memory; divided among the MPI ranks of this node).
 std::size_t worker_memory_limit();
 
 // The hard time limit of the case running now (the runner sets it from max_seconds, `reveal` from

@@ -66,7 +66,7 @@ ProbeSession::~ProbeSession() { pool_.reset(); }
 
 void ProbeSession::check_budget() const {
   if (options_.max_seconds <= 0.0) return;
-  const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  const double seconds = options_.spent_seconds + std::chrono::duration<double>(Clock::now() - start_).count();
   if (seconds > options_.max_seconds)
     throw RevealOverBudget(options_.max_seconds, seconds, wave_base_ + probes_measured_.load());
 }

@@ -241,7 +241,7 @@ bool Runner::within_estimate(Target& target, const RevealOptions& options,
   };
   if (options_.max_estimated_seconds > 0.0 && e.seconds_low > options_.max_estimated_seconds)
     return refuse("the cap of " + format_duration(options_.max_estimated_seconds) + " (--max-estimate)");
-  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds)
+  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds - options.spent_seconds)
     return refuse("the case's time budget of " + format_duration(options.max_seconds) +
                   " (max_seconds, --max-seconds)");
   return true;
@@ -294,6 +294,24 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
   return false;
 }
 
+bool Runner::read_case_golden(CaseResult& result, std::size_t leaves) {
+  try {
+    result.golden = read_golden(result.golden_path, result.golden_digest, leaves);
+    const std::string mismatch =
+        header_mismatch(result.golden->meta, result.suite, result.backend, result.case_id, result.platform_key);
+    if (!mismatch.empty())
+      throw GoldenParseError(result.golden_path.string(), 1,
+                             "this file belongs to another case: " + mismatch +
+                                 " (copied over this case's golden, or edited?)");
+    return true;
+  } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
+    result.golden.reset();
+    result.status = CaseStatus::broken_golden;
+    result.message = e.what();
+    return false;
+  }
+}
+
 Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, CaseResult& result,
                                     bool confirm_golden) {
   if (!locate_golden(suite, c, result)) {
@@ -313,7 +331,9 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   OpenInstance& instance = open(suite, c.backend_instance);
   // The case's budget is a hard limit: a worker still inside a call when it runs out is killed
   // (fprev/worker.hpp), where the engine itself can only stop between calls.
-  const CaseDeadline deadline(budget_of(c));
+  const double budget = budget_of(c);
+  const CaseDeadline deadline(budget);
+  const auto case_start = std::chrono::steady_clock::now();
   std::unique_ptr<Target> target;
   try {
     instance.instance->validate_case(c.params);
@@ -321,10 +341,16 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
     result.traits = target->info().traits;
+    if (confirm_golden && result.golden_digest != kNoGoldenDigest && !read_case_golden(result, target->info().n))
+      return Outcome::failed;
     RevealOptions reveal_options = options_.reveal;
     use_probe_streams(reveal_options, options_.streams, *instance.instance, c.params);
-    reveal_options.max_seconds = budget_of(c);
-    result.budget_seconds = reveal_options.max_seconds;
+    reveal_options.max_seconds = budget;
+    result.budget_seconds = budget;
+    // What making the target and reading the golden took counts against the budget.
+    reveal_options.spent_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
+    if (budget > 0.0 && reveal_options.spent_seconds >= budget)
+      throw RevealOverBudget(budget, reveal_options.spent_seconds, 0);  // before its first probe
     // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
     // reveal; only when that fails does the reveal run, to show what the target does instead.
     // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
@@ -422,28 +448,11 @@ CaseResult Runner::check(const Suite& suite, const SuiteCase& c) {
   // The golden is read before revealing: a broken one is reported as such (never overwritten) and
   // needs no reveal. A missing one still does: a case without a baseline whose target misbehaves
   // fails, and the revealed result is what a reviewer would accept.
+  // (reveal_case reads it, bounded by the case's size and within its time budget.)
   bool missing = false;
-  if (locate_golden(suite, c, result)) {
-    if (!std::filesystem::exists(result.golden_path)) {
-      missing = true;
-      result.golden_digest = std::string(kNoGoldenDigest);
-    } else {
-      try {
-        result.golden = read_golden(result.golden_path, result.golden_digest);
-        const std::string mismatch = header_mismatch(result.golden->meta, result.suite, result.backend,
-                                                     result.case_id, result.platform_key);
-        if (!mismatch.empty())
-          throw GoldenParseError(result.golden_path.string(), 1,
-                                 "this file belongs to another case: " + mismatch +
-                                     " (copied over this case's golden, or edited?)");
-      } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
-        result.golden.reset();
-        result.status = CaseStatus::broken_golden;
-        result.message = e.what();
-        result.seconds = seconds_since(start);
-        return result;
-      }
-    }
+  if (locate_golden(suite, c, result) && !std::filesystem::exists(result.golden_path)) {
+    missing = true;
+    result.golden_digest = std::string(kNoGoldenDigest);
   }
   const Outcome outcome = reveal_case(suite, c, result, true);
   if (outcome == Outcome::failed) {
@@ -506,7 +515,10 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
   if (outcome != Outcome::failed) {
     const Golden golden = *golden_of(result, options_.tool_version);
     try {
-      if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path);
+      // The old golden, bounded by the size of what was revealed (any size for a finding).
+      const std::size_t leaves =
+          result.revealed && !result.revealed->classes.empty() ? result.revealed->classes.front().tree.leaf_count() : 0;
+      if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path, leaves);
     } catch (const std::exception&) {
       // unparsable: store_golden reports it as repaired
     }

@@ -481,7 +481,7 @@ Golden parse_finding_result(GoldenLineReader& reader, const HeaderKeys& keys, st
 
 // The '# class <i>' sections of a map over `golden.map.grid` announced by `classes_line`, into
 // golden.map and golden.fingerprints.
-void parse_map_classes(GoldenLineReader& reader, const KeyLine& classes_line, std::size_t& leaf_budget,
+void parse_map_classes(GoldenLineReader& reader, const KeyLine& classes_line, detail::LeafBudget& leaf_budget,
                        Golden& golden) {
   const auto classes = detail::parse_index(classes_line.value);
   if (!classes || *classes < 2 || *classes > kMaxGoldenClasses)
@@ -553,7 +553,7 @@ void parse_map_classes(GoldenLineReader& reader, const KeyLine& classes_line, st
 }
 
 Golden parse_map_result(GoldenLineReader& reader, const HeaderKeys& keys, std::size_t block_end,
-                        std::size_t& leaf_budget) {
+                        detail::LeafBudget& leaf_budget) {
   no_keys_of(reader, keys, "map");
   if (keys.fingerprint.finish(reader, block_end))
     reader.fail_at(block_end, "fingerprint lines of a map belong to its classes ('# class <i>' sections)");
@@ -566,7 +566,7 @@ Golden parse_map_result(GoldenLineReader& reader, const HeaderKeys& keys, std::s
 // An alignment class's section after its marker: `offsets:`, `result:` and its order (a tree, or a
 // map with `classes:` and its sections), no fingerprint.
 OffsetClass parse_alignment_class(GoldenLineReader& reader, const AlignmentResult& alignment, const Golden& golden,
-                                  std::size_t marker_line, std::size_t& leaf_budget) {
+                                  std::size_t marker_line, detail::LeafBudget& leaf_budget) {
   const std::vector<KeyLine> block = detail::read_key_block(reader);
   const std::size_t block_end = block.empty() ? marker_line : block.back().line;
   std::map<std::string, KeyLine, std::less<>> keys;
@@ -612,7 +612,7 @@ OffsetClass parse_alignment_class(GoldenLineReader& reader, const AlignmentResul
 // The header's alignment lines and, for a dependent result, the sections of its other classes.
 // Every placement checked belongs to exactly one class, and the classes' orders differ.
 std::optional<AlignmentResult> parse_alignment(GoldenLineReader& reader, const HeaderKeys& keys, const Golden& golden,
-                                               std::size_t block_end, std::size_t& leaf_budget) {
+                                               std::size_t block_end, detail::LeafBudget& leaf_budget) {
   const auto line = keys.meta.find("alignment");
   const auto offsets_line = keys.meta.find("alignment.offsets");
   if (line == keys.meta.end()) {
@@ -672,7 +672,7 @@ std::optional<AlignmentResult> parse_alignment(GoldenLineReader& reader, const H
 
 }  // namespace
 
-Golden parse_golden_text(std::string_view text, std::string_view path) {
+Golden parse_golden_text(std::string_view text, std::string_view path, std::size_t case_leaves) {
   GoldenLineReader reader(text, std::string(path));
   const int version = parse_magic(reader);
   const std::vector<KeyLine> block = detail::read_key_block(reader);
@@ -686,7 +686,7 @@ Golden parse_golden_text(std::string_view text, std::string_view path) {
                 "'# class 0' or '# end'");
   }
   const HeaderKeys keys = sort_header(reader, block, version);
-  std::size_t leaf_budget = kMaxGoldenTotalLeaves;
+  detail::LeafBudget leaf_budget{kMaxGoldenTotalLeaves, case_leaves};
 
   Golden golden;
   const GoldenMetadata meta = read_metadata(reader, keys, block_end);

@@ -356,7 +356,7 @@ void append_tree_section(std::string& out, const Tree& tree) {
 }
 
 Tree parse_tree_section(GoldenLineReader& reader, const TreeKeys& keys, std::size_t block_end_line,
-                        std::size_t& leaf_budget, int format_version) {
+                        LeafBudget& leaf_budget, int format_version) {
   const std::pair<const std::optional<KeyLine>*, std::string_view> required[] = {
       {&keys.leaves, "leaves"}, {&keys.inner_nodes, "inner-nodes"}, {&keys.depth, "depth"},
       {&keys.arity, "arity"}};
@@ -366,15 +366,19 @@ Tree parse_tree_section(GoldenLineReader& reader, const TreeKeys& keys, std::siz
   for (const auto& [key, name] : required)
     if (!*key) reader.fail_at(reader.line() + 1, "missing key '" + std::string(name) + "'");
   const std::size_t leaves = parse_leaf_count(reader, *keys.leaves);
+  if (leaf_budget.per_tree != 0 && leaves != leaf_budget.per_tree)
+    reader.fail_at(keys.leaves->line, "leaves is " + with_thousands_separators(leaves) + ", but the case has " +
+                                          with_thousands_separators(leaf_budget.per_tree) +
+                                          " summands: this tree belongs to a case of another size");
   // Checked before anything is allocated for the leaves (node lines: once their count is known to
   // be plausible, for the more specific message).
   const auto spend = [&] {
-    if (leaves > leaf_budget)
+    if (leaves > leaf_budget.left)
       reader.fail_at(keys.leaves->line,
                      "leaves is " + with_thousands_separators(leaves) + ": a golden holds at most " +
                          with_thousands_separators(kMaxGoldenTotalLeaves) +
                          " leaves in all its trees together (the memory to build them)");
-    leaf_budget -= leaves;
+    leaf_budget.left -= leaves;
   };
   reader.next();  // the marker
   Tree tree;

@@ -1,6 +1,7 @@
 // SVG through Graphviz: `dot` is found on PATH and run directly (posix_spawn, no shell), reading
 // and writing temporary files, so no text of ours ever reaches a command line.
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -93,8 +94,16 @@ SvgResult render_svg_from_dot(std::string_view dot) {
                 in_path = input.path();
     char* argv[] = {argv0.data(), format.data(), flag.data(), out_path.data(), in_path.data(), nullptr};
     pid_t pid = 0;
-    const int spawned = ::posix_spawn(&pid, program->c_str(), &actions, nullptr, argv, environ);
+    // No signal blocked (the command line blocks SIGTERM, SIGINT and SIGHUP for its own handling).
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+    const int spawned = ::posix_spawn(&pid, program->c_str(), &actions, &attributes, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
     if (spawned != 0) {
       result.error = "cannot run " + program->string() + ": " + std::strerror(spawned);
       return result;

@@ -145,7 +145,7 @@ InvalidSuiteFile invalid_file(const std::filesystem::path& file, std::vector<Sui
 }  // namespace
 
 LoadedSuites load_suites_keeping_going(const std::vector<std::filesystem::path>& files_or_directories,
-                                       const BackendRegistry& registry) {
+                                       const BackendRegistry& registry, std::uint64_t max_cases) {
   LoadedSuites loaded;
   std::vector<std::filesystem::path> files;
   for (const auto& path : files_or_directories) {
@@ -165,12 +165,24 @@ LoadedSuites load_suites_keeping_going(const std::vector<std::filesystem::path>&
   }
 
   std::vector<Suite> suites;
-  for (const auto& file : files) {
+  std::uint64_t cases = 0;
+  for (std::size_t k = 0; k < files.size(); ++k) {
     try {
-      suites.push_back(load_suite(file, registry));
+      suites.push_back(load_suite(files[k], registry));
     } catch (const SuiteError& error) {
-      loaded.invalid.push_back(invalid_file(file, error.diagnostics(), error.readable()));
+      loaded.invalid.push_back(invalid_file(files[k], error.diagnostics(), error.readable()));
+      continue;
     }
+    // A total over the files of the run, not a file's problem: the whole run is refused, and the
+    // files left are not read (the limit bounds the time and memory too).
+    cases += suites.back().cases.size();
+    if (cases > max_cases)
+      throw SuiteError({file_problem(
+          files[k], "the suite files of this run expand to more than " + detail::with_thousands_separators(max_cases) +
+                        " cases together (" + detail::with_thousands_separators(cases) + " up to this file, " +
+                        std::to_string(files.size() - k - 1) +
+                        " more files not read), the most one run may have; select fewer files, or raise "
+                        "the limit with --max-cases N")});
   }
   std::map<std::string, std::string> first_by_name;  // name -> where it is first used
   std::vector<InvalidSuiteFile> duplicates;
@@ -192,8 +204,8 @@ LoadedSuites load_suites_keeping_going(const std::vector<std::filesystem::path>&
 }
 
 std::vector<Suite> load_suites(const std::vector<std::filesystem::path>& files_or_directories,
-                               const BackendRegistry& registry) {
-  LoadedSuites loaded = load_suites_keeping_going(files_or_directories, registry);
+                               const BackendRegistry& registry, std::uint64_t max_cases) {
+  LoadedSuites loaded = load_suites_keeping_going(files_or_directories, registry, max_cases);
   std::vector<SuiteDiagnostic> problems;
   for (const InvalidSuiteFile& file : loaded.invalid)
     problems.insert(problems.end(), file.diagnostics.begin(), file.diagnostics.end());

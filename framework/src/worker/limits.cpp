@@ -1,6 +1,7 @@
 // WorkerLimits and CaseDeadline (fprev/worker.hpp).
 #include <unistd.h>
 
+#include <cstdlib>
 #include <mutex>
 
 #include "fprev/worker.hpp"
@@ -42,13 +43,33 @@ WorkerLimits worker_limits() {
   return limits_storage();
 }
 
+namespace {
+
+// The ranks of this MPI job on this node (1 outside one): the processes that share its memory.
+std::size_t ranks_on_this_node() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr) continue;
+    char* end = nullptr;
+    const unsigned long ranks = std::strtoul(value, &end, 10);
+    if (end != value && *end == '\0' && ranks >= 1 && ranks <= 1u << 20) return ranks;
+  }
+  return 1;
+}
+
+}  // namespace
+
+// A total across the workers of the run (worker_process.cpp keeps the ledger); the ranks of a
+// distributed run that share a node share it.
 std::size_t worker_memory_limit() {
-  const std::size_t set = worker_limits().memory_bytes;
-  if (set != 0) return set;
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return std::size_t{8} << 30;
-  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
+  std::size_t total = worker_limits().memory_bytes;
+  if (total == 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    total = pages <= 0 || page <= 0 ? std::size_t{8} << 30
+                                    : static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 2;
+  }
+  return total / ranks_on_this_node();
 }
 
 CaseDeadline::CaseDeadline(double seconds) : previous_(deadline_at), previous_budget_(deadline_budget) {

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,10 +14,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <system_error>
 #include <thread>
 
+#include "fprev/processes.hpp"
 #include "worker/limits.hpp"
 
 extern char** environ;
@@ -96,6 +99,109 @@ bool is_mpi_job_variable(std::string_view entry) {
 
 std::atomic<WorkerPlacement> worker_placement_hook{nullptr};
 
+struct ChildSetup {
+  char** argv;
+  char** envp;
+  int output;  // becomes stdout and stderr
+  int socket;  // becomes kSocketFd
+  int shared_memory;  // becomes kSharedMemoryFd
+};
+
+// In the child between fork and exec: async-signal-safe calls only (the gate has threads). The
+// worker dies with the thread that started it (PR_SET_PDEATHSIG survives exec; checked against a
+// gate that died before the call), is a child subreaper (PR_SET_CHILD_SUBREAPER survives exec
+// too: a process its code starts and orphans, even one that called setsid(), stays below it, where
+// the supervisor finds and kills it), and leads its own process group, so that a kill reaches what
+// it started. Signals at their defaults (the gate ignores SIGPIPE; a worker must not inherit that).
+[[noreturn]] void become_worker(const ChildSetup& setup, pid_t supervisor, int error_pipe) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != supervisor) ::_exit(127);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) ::sigaction(s, &default_action, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  const int null_input = ::open("/dev/null", O_RDONLY);
+  if (null_input < 0 || ::dup2(null_input, 0) < 0 || ::dup2(setup.output, 1) < 0 || ::dup2(setup.output, 2) < 0 ||
+      ::dup2(setup.socket, kSocketFd) < 0 || ::dup2(setup.shared_memory, kSharedMemoryFd) < 0) {
+    const int error = errno;
+    [[maybe_unused]] const ssize_t n = ::write(error_pipe, &error, sizeof error);
+    ::_exit(127);
+  }
+  ::execvpe(setup.argv[0], setup.argv, setup.envp);
+  const int error = errno;
+  [[maybe_unused]] const ssize_t n = ::write(error_pipe, &error, sizeof error);
+  ::_exit(127);
+}
+
+// Starts the worker; returns 0, or the errno of what failed (fork, or exec in the child, which
+// reports it through a close-on-exec pipe: end of file there means the exec succeeded).
+int spawn_worker(const ChildSetup& setup, pid_t& pid) {
+  int error_pipe[2];
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) return errno;
+  // Above the descriptors the child sets up (a free 3 or 4 would be overwritten there).
+  error_pipe[0] = high_fd(error_pipe[0]);
+  error_pipe[1] = high_fd(error_pipe[1]);
+  const pid_t supervisor = ::getpid();
+  pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(error_pipe[0]);
+    ::close(error_pipe[1]);
+    return error;
+  }
+  if (pid == 0) become_worker(setup, supervisor, error_pipe[1]);
+  ::close(error_pipe[1]);
+  int child_error = 0;
+  ssize_t got = 0;
+  while ((got = ::read(error_pipe[0], &child_error, sizeof child_error)) < 0 && errno == EINTR) {
+  }
+  ::close(error_pipe[0]);
+  if (got == static_cast<ssize_t>(sizeof child_error)) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return child_error;
+  }
+  return 0;
+}
+
+// The resident memory of every worker this process runs, as each last measured its own: the memory
+// limit is a total across them (--worker-memory), not a limit per worker, so that N probe streams
+// cannot take N times the limit. A worker measures itself only while it works on a call; an idle
+// worker's memory does not grow, so its last measure stands.
+class WorkerMemoryLedger {
+ public:
+  void set(const void* worker, std::size_t bytes) {
+    const std::lock_guard lock(mutex_);
+    resident_[worker] = bytes;
+  }
+  void remove(const void* worker) {
+    const std::lock_guard lock(mutex_);
+    resident_.erase(worker);
+  }
+  std::size_t total() const {
+    const std::lock_guard lock(mutex_);
+    std::size_t sum = 0;
+    for (const auto& [worker, bytes] : resident_) sum += bytes;
+    return sum;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<const void*, std::size_t> resident_;
+};
+
+WorkerMemoryLedger& memory_ledger() {
+  static WorkerMemoryLedger ledger;
+  return ledger;
+}
+
+std::string mebibytes(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
 }  // namespace
 
 void set_worker_placement(WorkerPlacement chosen) { worker_placement_hook = chosen; }
@@ -123,26 +229,6 @@ WorkerProcess::WorkerProcess(const WorkerCommand& command, std::string subject)
   const int child_output = high_fd(pipe_fds[1]);
   shm_.create(1u << 20);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, child_output, 1);
-  posix_spawn_file_actions_adddup2(&actions, child_output, 2);
-  posix_spawn_file_actions_adddup2(&actions, child_socket, kSocketFd);
-  posix_spawn_file_actions_adddup2(&actions, shm_.fd(), kSharedMemoryFd);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  // Its own process group, so that a kill reaches whatever it started (an MPI launcher's ranks);
-  // signals at their defaults (the gate ignores SIGPIPE; a worker must not inherit that).
-  sigset_t defaults, none;
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&defaults, s);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
   std::vector<std::string> environment_strings;
   const bool scrub = inside_mpi_job();
   for (char** e = environ; *e != nullptr; ++e) {
@@ -152,6 +238,8 @@ WorkerProcess::WorkerProcess(const WorkerCommand& command, std::string subject)
     if (!replaced && !(scrub && is_mpi_job_variable(entry))) environment_strings.emplace_back(entry);
   }
   for (const auto& [name, value] : command.environment) environment_strings.push_back(name + "=" + value);
+  // Who supervises it: a worker (the Python one) checks that this process still lives.
+  environment_strings.push_back("FPREV_SUPERVISOR_PID=" + std::to_string(::getpid()));
   std::vector<char*> envp, argv;
   for (auto& s : environment_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -159,9 +247,7 @@ WorkerProcess::WorkerProcess(const WorkerCommand& command, std::string subject)
   for (auto& s : arguments) argv.push_back(s.data());
   argv.push_back(nullptr);
 
-  const int error = ::posix_spawnp(&pid_, argv[0], &actions, &attributes, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
+  const int error = spawn_worker(ChildSetup{argv.data(), envp.data(), child_output, child_socket, shm_.fd()}, pid_);
   ::close(child_socket);
   ::close(child_output);
   if (error != 0) {
@@ -189,13 +275,18 @@ WorkerProcess::WorkerProcess(const WorkerCommand& command, std::string subject)
 }
 
 WorkerProcess::~WorkerProcess() {
+  memory_ledger().remove(this);
   if (pid_ > 0) kill_group();
   if (socket_ >= 0) ::close(socket_);
   if (output_ >= 0) ::close(output_);
 }
 
 void WorkerProcess::kill_group() {
+  memory_ledger().remove(this);
   if (pid_ <= 0) return;
+  // What it started first, while it lives: as a subreaper it holds every orphan of its tree, also
+  // those that left its group with setsid().
+  kill_descendants(pid_);
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
   int status = 0;
@@ -205,6 +296,8 @@ void WorkerProcess::kill_group() {
 }
 
 std::string WorkerProcess::reap_status() {
+  memory_ledger().remove(this);
+  kill_descendants(pid_);  // while it is still exiting, its tree is below it
   int status = 0;
   pid_t got = 0;
   // The socket closed: the worker is exiting; give it a moment before calling it hung in exit.
@@ -305,7 +398,8 @@ WorkerProcess::Wait WorkerProcess::wait_for_reply(Clock::time_point watchdog, Js
     if (case_deadline && now >= case_deadline->at) return Wait::hung_case_deadline;
     if (now >= watchdog) return Wait::hung_watchdog;
     if (now >= next_memory_check) {
-      if (resident_bytes() > memory_limit) return Wait::out_of_memory;
+      memory_ledger().set(this, resident_bytes());
+      if (memory_ledger().total() > memory_limit) return Wait::out_of_memory;
       next_memory_check = now + kMemoryPollInterval;
     }
     auto until = std::min(watchdog, next_memory_check);
@@ -340,12 +434,16 @@ void WorkerProcess::fault(Wait why, const InFlight& in_flight, double waited, do
                   : "the library crashed inside the call (a bug in the library for this shape, data or CPU)";
       if (name == "crashed (SIGKILL)") cause = "killed from outside, often by the kernel's out-of-memory killer";
       break;
-    case Wait::out_of_memory:
+    case Wait::out_of_memory: {
+      const std::size_t own = resident_bytes();
+      const std::size_t total = memory_ledger().total();
       kill_group();
       name = "crashed (out of memory)";
-      cause = "the library allocated more than the worker memory limit of " +
-              std::to_string(worker_memory_limit() >> 20) + " MiB (--worker-memory)";
+      cause = "the library allocated too much: this worker held " + mebibytes(own) + ", and the workers of this run " +
+              mebibytes(total) + " together, more than the worker memory limit of " +
+              mebibytes(worker_memory_limit()) + " (--worker-memory, a total across all workers of the run)";
       break;
+    }
     case Wait::hung_case_deadline: {
       kill_group();
       const auto deadline = active_case_deadline();

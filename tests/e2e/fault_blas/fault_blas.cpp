@@ -6,6 +6,9 @@
 //   exit3    calls exit(3)                           stdout   prints a line to stdout, then computes
 //   stderr   prints a line to stderr, then computes  oom      allocates and touches memory without bound
 //   fpe      raises SIGFPE                            (unset or "none": always healthy)
+//   hold     allocates and touches FAULT_BLAS_HOLD_MB MiB (default 150) once per process, keeps it,
+//            (and sleeps 0.3 s, so the supervisor measures it), then computes: a healthy library that
+//            needs memory (the limit is a total of all workers)
 // FAULT_BLAS_BANNER=1 prints a banner to stdout when the library is loaded. Nothing here is
 // optimised away: the faults go through volatile objects.
 #include <csignal>
@@ -41,6 +44,15 @@ void misbehave(int n) {
     std::fflush(stdout);
   } else if (std::strcmp(mode, "stderr") == 0) {
     std::fprintf(stderr, "fault_blas says hello on stderr, n=%d\n", n);
+  } else if (std::strcmp(mode, "hold") == 0) {
+    static volatile char* held = nullptr;
+    if (held == nullptr) {
+      const char* mb = std::getenv("FAULT_BLAS_HOLD_MB");
+      const std::size_t size = static_cast<std::size_t>(mb != nullptr ? std::atoi(mb) : 150) << 20;
+      held = static_cast<volatile char*>(std::malloc(size));
+      for (std::size_t k = 0; held != nullptr && k < size; k += 4096) held[k] = 1;
+      usleep(300000);  // long enough for the supervisor's memory poll to see it
+    }
   } else if (std::strcmp(mode, "oom") == 0) {
     for (;;) {
       const std::size_t size = 64u << 20;

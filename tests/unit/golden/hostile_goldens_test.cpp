@@ -106,6 +106,37 @@ TEST(HostileGoldens, DeclaredLeafCountsAreCheckedBeforeAnythingIsAllocated) {
   }
 }
 
+// Issue 34: a few lines of structural description can claim a chain of 16,777,216 leaves (the
+// most a golden may hold), which took minutes and gigabytes to expand for a case of 7 summands.
+// Read for a case, a golden's trees must have that case's size, checked before anything is built.
+TEST(HostileGoldens, AGoldenIsBoundedByTheSizeOfItsCase) {
+  std::string huge = kFourLeaves;
+  const std::size_t from = huge.find("\nleaves: 4\n") + 1;
+  huge.replace(from, huge.find("# end") - from,
+               "leaves: 16777216\ninner-nodes: 16777215\ndepth: 16777215\narity: 2:16777215\n"
+               "# structure: T<k> = <expression>; each template uses earlier ones, the last is the root\n"
+               "T1 = chain(0..16777215)\n");
+  const std::size_t leaves_line = line_of(huge, "leaves: ");
+  const ChildLimits small{.max_memory_mb = 16, .max_cpu_seconds = 10};
+  const ChildOutcome outcome = run_bounded(
+      [&] {
+        try {
+          parse_golden_text(huge, "g.golden", 4);
+          return std::string("parsed");
+        } catch (const GoldenParseError& error) {
+          return std::string(error.what());
+        }
+      },
+      small);
+  ASSERT_TRUE(outcome.within_limits()) << outcome.describe();
+  EXPECT_EQ(outcome.output, "g.golden:" + std::to_string(leaves_line) +
+                                ": leaves is 16,777,216, but the case has 4 summands: this tree belongs to a "
+                                "case of another size");
+  // Node lines are held to the same size; the right size reads as before.
+  EXPECT_THROW(parse_golden_text(kFourLeaves, "g.golden", 5), GoldenParseError);
+  EXPECT_EQ(parse_golden_text(kFourLeaves, "g.golden", 4).tree().leaf_count(), 4u);
+}
+
 TEST(HostileGoldens, ADeepTreeParsesWithinTheLimits) {
   // A sequential sum of 100,000 summands: 99,999 nested node lines.
   const std::string text = write_golden_text(sample_golden(left_deep_tree(100000)));

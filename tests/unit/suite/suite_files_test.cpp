@@ -151,6 +151,31 @@ TEST_F(SuiteFiles, DirectoryWithoutSuites) {
                                      ": error: no suite files (*.yaml, *.yml) in this directory"});
 }
 
+// Issue 34: the case limit is a total across the suite files of a run (50 files of 10,000 cases
+// took 30 s and 587 MB to list). Loading stops at the file that passes it: the files after it are
+// not read, and the error names the limit and how to raise it.
+TEST_F(SuiteFiles, TheCaseLimitIsATotalAcrossFiles) {
+  const auto four_cases = [](const std::string& name) {
+    return "suite: " + name + "\nbackends:\n  - name: a\n    use: toy\ncases:\n  - op: dot\n    n: [1, 2, 3, 4]\n";
+  };
+  write("a.yaml", four_cases("a"));
+  write("b.yaml", four_cases("b"));
+  const fs::path third = write("c.yaml", four_cases("c"));
+  write("d.yaml", "not: a suite\n");  // after the limit: never read, so no error of its own
+  EXPECT_EQ(load_suites({dir_ / "a.yaml", dir_ / "b.yaml", third}, registry_, 12).size(), 3u);
+  try {
+    load_suites({dir_}, registry_, 11);
+    FAIL() << "12 cases loaded under a limit of 11";
+  } catch (const SuiteError& error) {
+    ASSERT_EQ(error.errors().size(), 1u) << error.errors().front();
+    EXPECT_EQ(error.errors().front(),
+              third.string() +
+                  ": error: the suite files of this run expand to more than 11 cases together (12 up to this "
+                  "file, 1 more files not read), the most one run may have; select fewer files, or raise "
+                  "the limit with --max-cases N");
+  }
+}
+
 // Issue 34: a file that does not load stands in for its suite (a failing CTest test under its
 // labels), so loading goes on past it and says what could still be read of it.
 TEST_F(SuiteFiles, KeepingGoingListsInvalidFilesWithWhatCouldBeRead) {
