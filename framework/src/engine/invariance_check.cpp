@@ -95,7 +95,7 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
   result.parameter = parameter;
   result.values = values;
   InvarianceStats stats;
-  const auto probes = std::make_shared<std::atomic<std::size_t>>(0);
+  const auto probes = std::make_shared<PlacedCounts>();
 
   // Every value of the list once, in its order; the known variant's where it is listed, else first.
   std::vector<Participant> participants;
@@ -150,7 +150,7 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
   RevealOptions variant_options = options;
   const auto budget = [&](RevealOptions& o) {
     if (options.max_seconds > 0.0) {
-      if (elapsed() >= options.max_seconds) throw RevealOverBudget(options.max_seconds, elapsed(), probes->load());
+      if (elapsed() >= options.max_seconds) throw RevealOverBudget(options.max_seconds, elapsed(), probes->probes.load());
       o.max_seconds = options.max_seconds - elapsed();
     }
   };
@@ -211,7 +211,7 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
     }
   }
   result.invariant = !result.counterexample.has_value();
-  stats.probes = probes->load();
+  stats.probes = probes->probes.load();
   stats.seconds = elapsed();
   if (stats_out != nullptr) *stats_out = stats;
   return result;
