@@ -61,7 +61,7 @@ expect_in "(0 (1 (2 (3 (4 (5 (6 7)))))))" reversed.txt "the diff shows the new, 
 # The function's identity carries a digest of its source: the golden's and the new one differ, so
 # the reviewer sees that their code changed (not numpy underneath it).
 expect_in "library-version: source " "$golden8" "the golden records the source's digest as the function's version"
-expect_in "extra.function_file: mysums.py" "$golden8" "the function's file relative to the project"
+expect_in "extra.function_file: suites/mysums.py" "$golden8" "the function's file (imported from the suite's folder) relative to the project"
 expect_not_in "$work" "$golden8" "no absolute path of this machine in the golden"
 digests=$(grep -o "mysums:total source [0-9a-f]*" reversed.txt | sort -u | wc -l)
 [ "$digests" = 2 ] && pass "the failure names two source digests, the golden's and the edited code's" \
