@@ -259,7 +259,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
     if (entry.name == op_name) c.op = entry.op;
   const std::string op_text = "op " + op_name;
 
-  const std::string& dtype_name = has(p, "dtype") ? param_str(p, "dtype") : std::string("float32");
+  const std::string dtype_name = has(p, "dtype") ? param_str(p, "dtype") : std::string("float32");
   c.dtype = *parse_format(dtype_name);
   const auto dtypes = allowed_dtypes(c.op);
   if (std::find(dtypes.begin(), dtypes.end(), c.dtype) == dtypes.end()) {
