@@ -329,6 +329,10 @@ CLI::App* add_check(CLI::App& app, GateOptions& o) {
       ->type_name("POLICY")
       ->group(kOutputGroup);
   c->add_flag("--force", o.force, "--unreferenced=delete even when CI is set")->group(kOutputGroup);
+  c->add_flag("--no-overlays", o.no_overlays,
+              "compare with the default goldens only, never with an overlay recorded for the running "
+              "library (docs/golden-format.md): what a new library release changed against the default set")
+      ->group(kSelectionGroup);
   c->add_flag("--allow-nothing", o.allow_nothing,
               "exit 0 although nothing was compared or recorded (0 passed, 0 failed: every case skipped); "
               "without it such a check or update fails, so that a gate is never green when it tested nothing")
@@ -348,6 +352,16 @@ CLI::App* add_update(CLI::App& app, GateOptions& o) {
       "unchanged; refuses when the environment variable CI is set, unless --force");
   add_gate_options(*c, o);
   c->add_flag("--force", o.force, "write goldens even when CI is set")->group(kOutputGroup);
+  CLI::Option* overlay =
+      c->add_flag("--overlay", o.overlay,
+                  "write a result that differs from the case's default golden as an overlay for the running "
+                  "library (the default golden stays; an overlay that equals it is removed): goldens for a "
+                  "second release of a library beside the first (docs/golden-format.md)")
+          ->group(kSelectionGroup);
+  c->add_flag("--no-overlays", o.no_overlays, "write the default goldens, also where an overlay for the running "
+                                              "library exists")
+      ->group(kSelectionGroup)
+      ->excludes(overlay);
   c->footer("e.g. fprev-golden update --suite blas-cpu --backend openblas --case 'dot-*'");
   return c;
 }

@@ -77,6 +77,8 @@ struct GateOptions {
   bool force = false;   // update: write in CI; check: --unreferenced=delete in CI
   bool quiet = false;
   bool allow_nothing = false;  // check: 0 passed and 0 failed is not a failure
+  bool no_overlays = false;    // --no-overlays: the default goldens only (RunnerOptions::use_overlays)
+  bool overlay = false;        // update --overlay: what differs goes to the library's overlay
   bool only_failures = false;  // --only-failures: the table lists the cases that did not pass
   bool all_rows = false;       // --all-rows: every case, also on a terminal when all passed
   double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)

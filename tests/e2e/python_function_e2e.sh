@@ -177,6 +177,29 @@ sed -i 's/mysums:total/nosuchmodule:total/' suites/mine.yaml
 "$FG" check --suites suites --golden golden >missing.txt 2>&1
 expect_status 1 $? "a function whose module is missing fails the check"
 expect_in "nosuchmodule" missing.txt "the missing module is named"
+# The identity of a library's own op names the BLAS its order comes from (NumPy's matrix products
+# are its BLAS's), and the golden keeps it: a failure's identity line says which library changed.
+mkdir -p blasname/suites blasname/golden
+cat > blasname/suites/b.yaml <<YAML
+suite: b
+backends:
+  - name: np
+    use: python
+    python: $PY
+    library: numpy
+cases:
+  - op: dot
+    dtype: float64
+    n: 8
+YAML
+(cd blasname && "$FG" update --suites suites --golden golden) >blasname-update.txt 2>&1
+expect_status 0 $? "update records numpy's dot"
+expect_in "library-configuration: BLAS " "$(find blasname/golden -name '*.golden')" \
+  "NumPy's identity names its BLAS"
+if grep -q "^extra.blas_config: OpenBLAS" "$(find blasname/golden -name '*.golden')"; then
+  expect_in "library-configuration: BLAS OpenBLAS " "$(find blasname/golden -name '*.golden')" \
+    "NumPy over OpenBLAS names OpenBLAS and its version"
+fi
 # A library that is not installed: a skip that says what to install.
 if ! "$PY" -c "import jax" 2>/dev/null; then
   sed -i -e 's/function: nosuchmodule:total//' -e 's/library: numpy/library: jax/' suites/mine.yaml

@@ -66,8 +66,8 @@ std::vector<ParamSpec> case_param_specs() {
 
 BlasCase parse_case(const Params& resolved) {
   BlasCase c;
-  const std::string& op = text(resolved, "op");
-  const std::string& dtype = text(resolved, "dtype");
+  const std::string op = text(resolved, "op");
+  const std::string dtype = text(resolved, "dtype");
   if (op == "dot")
     c.op = Op::dot;
   else if (op == "gemv")
@@ -85,7 +85,7 @@ BlasCase parse_case(const Params& resolved) {
                                    "'; allowed values: float32, float64");
   require(resolved, "n", op, "see the blas backend README");
   c.n = param_int(resolved, "n");
-  const std::string& trans = text(resolved, "trans");
+  const std::string trans = text(resolved, "trans");
 
   switch (c.op) {
     case Op::dot:

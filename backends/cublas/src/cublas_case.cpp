@@ -254,12 +254,12 @@ std::vector<ParamSpec> case_param_specs() {
 CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
   (void)settings;  // every combination below is valid under every math mode
   CaseConfig c;
-  const std::string& op_name = param_str(p, "op");
+  const std::string op_name = param_str(p, "op");
   for (const auto& entry : kOps)
     if (entry.name == op_name) c.op = entry.op;
   const std::string op_text = "op " + op_name;
 
-  const std::string& dtype_name = has(p, "dtype") ? param_str(p, "dtype") : std::string("float32");
+  const std::string dtype_name = has(p, "dtype") ? param_str(p, "dtype") : std::string("float32");
   c.dtype = *parse_format(dtype_name);
   const auto dtypes = allowed_dtypes(c.op);
   if (std::find(dtypes.begin(), dtypes.end(), c.dtype) == dtypes.end()) {
@@ -328,7 +328,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
     const auto computes = allowed_computes(c.op, c.dtype);
     c.compute = computes.front();
     if (has(p, "compute")) {
-      const std::string& name = param_str(p, "compute");
+      const std::string name = param_str(p, "compute");
       bool found = false;
       for (Compute candidate : computes) {
         if (to_string(candidate) == name) {
@@ -346,7 +346,7 @@ CaseConfig parse_case(const Params& p, const InstanceSettings& settings) {
   const auto outputs = allowed_outputs(c.op, c.dtype, c.compute);
   c.output = outputs.front();
   if (has(p, "output")) {
-    const std::string& name = param_str(p, "output");
+    const std::string name = param_str(p, "output");
     const Format wanted = *parse_format(name);
     if (std::find(outputs.begin(), outputs.end(), wanted) == outputs.end())
       reject("output", "output " + name + " is not available for " + op_text + " with dtype " +

@@ -128,7 +128,7 @@ std::optional<std::size_t> parse_workspace(const std::string& text) {
 InstanceSettings parse_instance_settings(const Params& resolved) {
   InstanceSettings settings;
   settings.device = static_cast<int>(param_int(resolved, "device"));
-  const std::string& mode = param_str(resolved, "math_mode");
+  const std::string mode = param_str(resolved, "math_mode");
   for (const auto& entry : kMathModes)
     if (entry.name == mode) settings.math_mode = entry.mode;
   if (!math_mode_supported_by_build(settings.math_mode))
@@ -138,7 +138,7 @@ InstanceSettings parse_instance_settings(const Params& resolved) {
   settings.reduced_precision_reduction = param_str(resolved, "reduced_precision_reduction") == "true";
   settings.atomics = param_str(resolved, "atomics") == "true";
   settings.workspace_bytes = parse_workspace(param_str(resolved, "workspace"));
-  const std::string& strategy = param_str(resolved, "emulation_strategy");
+  const std::string strategy = param_str(resolved, "emulation_strategy");
   for (const auto& entry : kStrategies)
     if (entry.name == strategy) settings.emulation = entry.strategy;
   if (settings.emulation != EmulationStrategy::library_default &&

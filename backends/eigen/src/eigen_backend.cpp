@@ -92,7 +92,7 @@ std::vector<ParamSpec> eigen_case_params() {
 }
 
 void validate_eigen_case(const Params& p) {
-  const std::string& op = param_str(p, "op");
+  const std::string op = param_str(p, "op");
   const bool matrix = op == "gemv" || op == "gemm";
   if (matrix != (p.count("m") != 0))
     throw ConfigError("m", matrix ? "eigen " + op + " needs m (rows of A)" : "m does not apply to eigen " + op);

@@ -46,7 +46,7 @@ std::vector<ParamSpec> case_param_specs() {
 
 MpiCase parse_case(const Params& resolved) {
   MpiCase c;
-  const std::string& op = param_str(resolved, "op");
+  const std::string op = param_str(resolved, "op");
   if (op == "reduce")
     c.op = Op::reduce;
   else if (op == "allreduce")

@@ -282,10 +282,13 @@ class Library:
         if self.name == "torch":
             torch = self.torch
             library, version = "PyTorch", torch.__version__
-            configuration = torch.__config__.show()
-            if len(configuration) > 4000:
-                configuration = configuration[:4000] + "\n[... cut at 4000 characters]"
-            reported = torch_capability(torch, configuration)
+            # The build's own report (a dozen lines) is kept in the golden, not in the identity
+            # line a failure prints: that line names what decides the order, the BLAS among it.
+            build = torch.__config__.show()
+            if len(build) > 4000:
+                build = build[:4000] + "\n[... cut at 4000 characters]"
+            details["torch_config"] = build
+            reported = torch_capability(torch, build)
             details["capability_reported"] = reported
             # ATen's names ("NO AVX" in 1.x, "DEFAULT" in 2.x, "AVX2", "AVX512") as ATEN_CPU_CAPABILITY spells them
             details["capability"] = "default" if reported.lower() in ("no avx", "default") else reported.lower()
@@ -296,8 +299,12 @@ class Library:
                 details["cuda_version"] = str(torch.version.cuda)
                 # TF32 in matmuls changes the arithmetic: part of what the golden records
                 details["allow_tf32"] = str(torch.backends.cuda.matmul.allow_tf32)
+                configuration = "CUDA %s, %s" % (details["cuda_version"], details["cuda_device"])
+            else:
+                configuration = "BLAS %s, CPU capability %s" % (blas_identity(blas), reported)
         elif self.name == "numpy":
-            configuration = "numpy %s, BLAS %s" % (np.__version__, blas.get("file", details["blas_files"]))
+            # NumPy's matrix products are its BLAS's: a change there is the BLAS's, named here.
+            configuration = "BLAS " + blas_identity(blas)
         elif self.name == "jax":
             library, version = "JAX", self.jax.__version__
             configuration = ", ".join(str(d) for d in self.jax.devices())
@@ -357,6 +364,16 @@ def source_digest(function, file):
         except (OSError, TypeError):
             return "unknown"
     return hashlib.sha256(data).hexdigest()[:16]
+
+
+def blas_identity(blas):
+    """The BLAS a library computes with, as a failure names it: OpenBLAS's own report of its version
+    and build ("OpenBLAS 0.3.29 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64"), else the
+    file names of the BLAS libraries mapped into the process (no directories: the same library
+    installed elsewhere is the same library)."""
+    if blas["config"]:
+        return blas["config"]
+    return ", ".join(os.path.basename(path) for path in blas["files"]) or "none found"
 
 
 def torch_capability(torch, configuration):

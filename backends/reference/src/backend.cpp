@@ -17,7 +17,7 @@ std::vector<std::string> order_choices() {
 ReferenceSpec spec_from_params(const Params& params) {
   ReferenceSpec spec;
   spec.op = param_str(params, "op");
-  const std::string& order = param_str(params, "order");
+  const std::string order = param_str(params, "order");
   const auto parsed = reference::parse_order(order);
   if (!parsed)
     throw ConfigError("order", "reference backend: unknown order '" + order +

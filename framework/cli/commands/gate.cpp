@@ -210,6 +210,8 @@ int run_gate(const GateOptions& options, bool update) {
   runner_options.streams = requested_streams(options.engine);
   apply_distributed_options(runner_options.reveal);
   runner_options.check_alignment = !options.engine.no_alignment_check;
+  runner_options.use_overlays = !options.no_overlays;
+  runner_options.write_overlay = options.overlay;
   runner_options.max_seconds = options.engine.max_seconds;
   runner_options.max_estimated_seconds = options.max_estimate;
   runner_options.pending = pending_store_for(options.pending, selection.golden_root);

@@ -264,10 +264,32 @@ StoreOutcome store_golden(const std::filesystem::path& path, const Golden& golde
 bool is_safe_component(std::string_view component);
 
 // <root>/<platform_key>/<suite>/<backend>/<case_id>.golden, where root is the golden directory
-// (the repository's golden/). Throws std::invalid_argument naming an unsafe component.
+// (the repository's golden/): the case's default golden. With a library key, the case's golden
+// for one library identity (an overlay, below): <root>/<platform_key>/<suite>/<backend>/
+// <library_key>/<case_id>.golden. Throws std::invalid_argument naming an unsafe component.
 std::filesystem::path golden_path(const std::filesystem::path& root, std::string_view suite,
                                   std::string_view backend, std::string_view platform_key,
-                                  std::string_view case_id);
+                                  std::string_view case_id, std::string_view library_key = {});
+
+// ---- overlays: goldens of one library identity ----------------------------------------------------
+//
+// A golden set can describe two releases of a library at once: the default golden of a case, and,
+// for a case whose result a given library identity changes, an overlay golden in a folder named
+// for that identity. check compares with the overlay only when the running library's identity
+// (library, version and configuration, as a golden records them) equals the one the overlay
+// records, byte for byte; otherwise the default golden decides, as if there were no overlay. So an
+// overlay never stands for another library, and a library without one is held to the default
+// golden (docs/golden-format.md, "Overlays").
+
+// The folder name of the overlays of one identity: "<library>-<version>-<digest>", characters that
+// cannot name a file replaced by '_', the readable part shortened, the digest the first 8 hex
+// digits of golden_text_digest() over library, version and configuration (so two builds of one
+// version have two folders).
+std::string library_golden_key(std::string_view library, std::string_view version,
+                               std::string_view configuration);
+std::string library_golden_key(const GoldenMetadata& meta);
+// Whether two goldens' metadata record the same library identity (library, version, configuration).
+bool same_library_identity(const GoldenMetadata& a, const GoldenMetadata& b);
 
 struct GoldenLocation {
   std::filesystem::path path;
@@ -275,6 +297,7 @@ struct GoldenLocation {
   std::string suite;
   std::string backend;
   std::string case_id;
+  std::string library_key;  // empty for the default golden; the overlay's folder otherwise
 
   friend bool operator==(const GoldenLocation&, const GoldenLocation&) = default;
 };

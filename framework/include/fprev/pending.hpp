@@ -67,8 +67,10 @@ class PendingStore {
   bool beside_goldens() const { return beside_; }
 
   // Throws std::invalid_argument for a component that cannot name a file (golden_path()).
+  // `library_key`: the pending result of a case compared with an overlay (fprev/golden.hpp) sits
+  // in the overlay's folder, and accepting it writes the overlay.
   PendingFile locate(std::string_view suite, std::string_view backend, std::string_view platform_key,
-                     std::string_view case_id) const;
+                     std::string_view case_id, std::string_view library_key = {}) const;
 
   // Keeps `result` (a golden as update would write it; its metadata names the case) as the case's
   // pending result, written atomically, with `golden_digest`: the digest of the golden the result
@@ -76,19 +78,21 @@ class PendingStore {
   // golden is no longer those bytes: one updated while a long check ran is never overwritten by an
   // unreviewed result. Without a digest, the golden's as it is now. Returns the pending file's
   // path. Throws GoldenIoError.
-  std::filesystem::path keep(const Golden& result, std::string golden_digest = {}) const;
+  std::filesystem::path keep(const Golden& result, std::string golden_digest = {},
+                             std::string_view library_key = {}) const;
 
   // Removes the case's pending result if there is one: the case passes again, or update wrote its
   // golden. True when a file was removed. Throws GoldenIoError when it cannot be removed.
   bool discard(std::string_view suite, std::string_view backend, std::string_view platform_key,
-               std::string_view case_id) const;
+               std::string_view case_id, std::string_view library_key = {}) const;
 
   // Every pending file under root(). Hidden names (writers' temporaries) are ignored; a missing
   // root lists nothing. Throws GoldenIoError when the directory cannot be read.
   PendingListing list() const;
 
   // Reads a pending file and checks that it is one: it parses as a golden, its metadata names the
-  // suite, backend, case and platform of its path, and it records the golden's digest. Throws
+  // suite, backend, case and platform of its path (and, in an overlay's folder, that folder's
+  // library), and it records the golden's digest. Throws
   // PendingError saying why not (a parse error included).
   Golden read(const PendingFile& file) const;
 

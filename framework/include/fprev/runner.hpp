@@ -70,6 +70,9 @@ struct CaseResult {
   CaseStatus status = CaseStatus::passed;
   std::string platform_key;
   std::filesystem::path golden_path;
+  // The folder of the overlay (fprev/golden.hpp) golden_path is in: the running library's own
+  // golden of this case. Empty when golden_path is the case's default golden.
+  std::string library_key;
   Identity identity;                  // of the backend instance, when it could be opened
   std::string target_description;
   Format revealed_output = Format::float64;  // the target's output format (for distances in ulps)
@@ -153,6 +156,14 @@ struct RunnerOptions {
   // The alignment check (fprev/alignment.hpp): update records it, check checks it where the golden
   // records it. Off: offset 0 only (update then records no alignment, as before the check existed).
   bool check_alignment = true;
+  // Overlays (fprev/golden.hpp): a golden recorded for exactly the running library's identity
+  // stands in for the case's default golden (check compares with it, update rewrites it). Off
+  // (check --no-overlays): the default goldens only, e.g. to see what a new library release changed.
+  bool use_overlays = true;
+  // update --overlay: a result that differs from the case's default golden (same_result) is written
+  // as the running library's overlay, and the default golden stays; a result equal to it removes
+  // that overlay. A case without a readable default golden gets one, as with a plain update.
+  bool write_overlay = false;
   // Where check keeps the revealed result of a case that needs accepting (and removes it once the
   // case passes, or update wrote its golden); none kept when absent.
   std::optional<PendingStore> pending;

@@ -142,6 +142,22 @@ void compare_class_fingerprints(const Golden& golden, CaseResult& result) {
   }
 }
 
+// What a library says about itself can be any length: shortened with a marker, never written
+// beyond what the reader accepts.
+std::string bounded_metadata(const std::string& value) {
+  return detail::shorten_message(value, kMaxGoldenMetadataBytes);
+}
+
+// The library fields of a golden recorded for `identity` (as golden_of writes them): what an
+// overlay's identity is compared with.
+GoldenMetadata identity_metadata(const Identity& identity) {
+  GoldenMetadata meta;
+  meta.library = bounded_metadata(identity.library);
+  meta.library_version = bounded_metadata(identity.version);
+  meta.library_configuration = bounded_metadata(identity.configuration);
+  return meta;
+}
+
 // "" when a golden's header names the case and platform of the path it is at; otherwise why not.
 // A golden edited to name another case, or copied over another case's golden, must not pass (check)
 // nor be deleted as obsolete.
@@ -260,6 +276,16 @@ bool Runner::locate_golden(const Suite& suite, const SuiteCase& c, CaseResult& r
   result.platform_key = result.identity.platform_key;
   result.golden_path = golden_path(options_.golden_root, suite.name, c.backend_instance,
                                    result.platform_key, c.id);
+  if (options_.use_overlays) {
+    const std::string key = library_golden_key(identity_metadata(result.identity));
+    std::filesystem::path overlay =
+        golden_path(options_.golden_root, suite.name, c.backend_instance, result.platform_key, c.id, key);
+    std::error_code error;
+    if (std::filesystem::exists(overlay, error)) {
+      result.golden_path = std::move(overlay);
+      result.library_key = key;
+    }
+  }
   return true;
 }
 
@@ -303,6 +329,14 @@ bool Runner::read_case_golden(CaseResult& result, std::size_t leaves) {
       throw GoldenParseError(result.golden_path.string(), 1,
                              "this file belongs to another case: " + mismatch +
                                  " (copied over this case's golden, or edited?)");
+    // An overlay stands in for the default golden only for the library it records: one whose
+    // folder names this library but whose header records another must never pass.
+    const GoldenMetadata running = identity_metadata(result.identity);
+    if (!result.library_key.empty() && !same_library_identity(result.golden->meta, running))
+      throw GoldenParseError(result.golden_path.string(), 1,
+                             "this overlay records the library " + golden_identity(result.golden->meta) +
+                                 ", its folder is the running library's, " + golden_identity(running) +
+                                 " (edited, or copied from another folder?)");
     return true;
   } catch (const std::exception& e) {  // GoldenParseError, GoldenIoError
     result.golden.reset();
@@ -525,6 +559,41 @@ CaseResult Runner::update(const Suite& suite, const SuiteCase& c) {
     if (outcome == Outcome::revealed && result.golden && !result.golden->is_finding() &&
         same_orders(*result.golden, golden))
       compare_class_fingerprints(*result.golden, result);
+    // update --overlay: the result goes to the running library's overlay when it differs from the
+    // default golden, which stays as it is; when it equals it, an overlay would repeat it.
+    if (options_.write_overlay && result.golden && result.library_key.empty() &&
+        !same_result(*result.golden, golden)) {
+      result.library_key = library_golden_key(golden.meta);
+      result.golden_path = golden_path(options_.golden_root, result.suite, result.backend,
+                                       result.platform_key, result.case_id, result.library_key);
+      result.golden.reset();
+      try {
+        if (std::filesystem::exists(result.golden_path)) result.golden = read_golden(result.golden_path);
+      } catch (const std::exception&) {
+        // unparsable: store_golden reports it as repaired
+      }
+    } else if (options_.write_overlay && !result.library_key.empty()) {
+      const std::filesystem::path default_path =
+          golden_path(options_.golden_root, result.suite, result.backend, result.platform_key, result.case_id);
+      std::optional<Golden> default_golden;
+      try {
+        if (std::filesystem::exists(default_path)) default_golden = read_golden(default_path);
+      } catch (const std::exception&) {
+      }
+      if (default_golden && same_result(*default_golden, golden)) {
+        std::error_code error;
+        std::filesystem::remove(result.golden_path, error);
+        detail::remove_empty_directories(result.golden_path.parent_path(), options_.golden_root);
+        result.status = error ? CaseStatus::unwritable : CaseStatus::changed;
+        result.message = error ? "cannot remove the overlay " + result.golden_path.string() + ": " + error.message()
+                               : "overlay removed: the default golden " + default_path.string() +
+                                     " holds this result";
+        result.golden_path = default_path;
+        result.library_key.clear();
+        result.seconds = seconds_since(start);
+        return result;
+      }
+    }
     // A golden that cannot be written (a full disk) fails this case; update goes on with the
     // next ones and ends with its summary.
     try {
@@ -551,9 +620,11 @@ void Runner::sync_pending(CaseResult& result, bool keep) {
   if (!options_.pending) return;
   try {
     if (keep)
-      result.pending_path = options_.pending->keep(*golden_of(result, options_.tool_version), result.golden_digest);
+      result.pending_path = options_.pending->keep(*golden_of(result, options_.tool_version), result.golden_digest,
+                                                   result.library_key);
     else
-      options_.pending->discard(result.suite, result.backend, result.platform_key, result.case_id);
+      options_.pending->discard(result.suite, result.backend, result.platform_key, result.case_id,
+                                result.library_key);
   } catch (const std::exception& e) {  // GoldenIoError; the gate's verdict stands without it
     result.pending_error = e.what();
   }
@@ -567,19 +638,17 @@ std::optional<Golden> golden_of(const CaseResult& result, const std::string& too
   golden.meta.case_id = result.case_id;
   golden.meta.backend = result.backend;
   golden.meta.platform_key = result.platform_key;
-  // What a library says about itself can be any length: shortened with a marker, never written
-  // beyond what the reader accepts.
-  const auto bounded = [](const std::string& value) { return detail::shorten_message(value, kMaxGoldenMetadataBytes); };
-  golden.meta.library = bounded(result.identity.library);
-  golden.meta.library_version = bounded(result.identity.version);
-  golden.meta.library_configuration = bounded(result.identity.configuration);
+  const GoldenMetadata identity = identity_metadata(result.identity);
+  golden.meta.library = identity.library;
+  golden.meta.library_version = identity.library_version;
+  golden.meta.library_configuration = identity.library_configuration;
   golden.meta.tool_version = tool_version;
   golden.meta.created = utc_timestamp_now();
   // Paths of this machine (a project's module, a virtualenv under the home folder) as any machine
   // can read them: relative to the project, "~/..." (machine_independent_paths).
   for (const auto& [key, value] : result.identity.details)
-    golden.meta.extra[key] = bounded(machine_independent_paths(value));
-  golden.meta.extra["target"] = bounded(result.target_description);
+    golden.meta.extra[key] = bounded_metadata(machine_independent_paths(value));
+  golden.meta.extra["target"] = bounded_metadata(result.target_description);
   if (finding) {
     golden.finding = record_finding(*result.diagnostic);
     return golden;

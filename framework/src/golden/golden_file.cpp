@@ -228,7 +228,7 @@ bool is_safe_component(std::string_view component) {
 }
 
 fs::path golden_path(const fs::path& root, std::string_view suite, std::string_view backend,
-                     std::string_view platform_key, std::string_view case_id) {
+                     std::string_view platform_key, std::string_view case_id, std::string_view library_key) {
   const std::pair<std::string_view, std::string_view> components[] = {
       {"platform key", platform_key}, {"suite", suite}, {"backend", backend}, {"case id", case_id}};
   for (const auto& [what, value] : components)
@@ -236,8 +236,11 @@ fs::path golden_path(const fs::path& root, std::string_view suite, std::string_v
       throw std::invalid_argument(std::string(what) + " '" + std::string(value) +
                                   "' cannot name a golden file: use 1..128 of [A-Za-z0-9._+-], "
                                   "not starting with '.' or '-'");
-  return root / std::string(platform_key) / std::string(suite) / std::string(backend) /
-         (std::string(case_id) + std::string(kGoldenExtension));
+  if (!library_key.empty() && !is_safe_component(library_key))
+    throw std::invalid_argument("library key '" + std::string(library_key) + "' cannot name a folder");
+  fs::path folder = root / std::string(platform_key) / std::string(suite) / std::string(backend);
+  if (!library_key.empty()) folder /= std::string(library_key);
+  return folder / (std::string(case_id) + std::string(kGoldenExtension));
 }
 
 GoldenListing list_goldens(const fs::path& root) { return detail::list_layout(root, kGoldenExtension); }
@@ -262,9 +265,12 @@ GoldenListing list_layout(const fs::path& root, std::string_view extension) {
     for (const auto& part : relative) parts.push_back(part.string());
     const std::string case_id =
         parts.empty() ? std::string() : parts.back().substr(0, parts.back().size() - extension.size());
-    if (parts.size() == 4 && is_safe_component(parts[0]) && is_safe_component(parts[1]) &&
-        is_safe_component(parts[2]) && is_safe_component(case_id)) {
-      listing.goldens.push_back({path, parts[0], parts[1], parts[2], case_id});
+    // 4 parts: a default golden; 5: an overlay, in its library's folder inside the backend's.
+    if ((parts.size() == 4 || parts.size() == 5) && is_safe_component(parts[0]) &&
+        is_safe_component(parts[1]) && is_safe_component(parts[2]) && is_safe_component(parts[3]) &&
+        is_safe_component(case_id)) {
+      listing.goldens.push_back(
+          {path, parts[0], parts[1], parts[2], case_id, parts.size() == 5 ? parts[3] : std::string()});
     } else {
       listing.stray.push_back(path);
     }

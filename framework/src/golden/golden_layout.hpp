@@ -11,7 +11,8 @@
 namespace fprev::detail {
 
 // Every regular file under `root` whose name ends with `extension`: those at
-// <platform>/<suite>/<backend>/<case><extension> with safe components as locations, the others as
+// <platform>/<suite>/<backend>/<case><extension> or, overlays, at
+// <platform>/<suite>/<backend>/<library key>/<case><extension> with safe components as locations, the others as
 // stray, both sorted by path. Hidden names (writers' temporaries, hidden folders) are skipped. A
 // missing root lists nothing; a directory that cannot be read throws GoldenIoError.
 GoldenListing list_layout(const std::filesystem::path& root, std::string_view extension);

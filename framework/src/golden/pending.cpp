@@ -66,19 +66,20 @@ PendingStore::PendingStore(fs::path golden_root, fs::path pending_root)
       beside_(root_.lexically_normal() == golden_root_.lexically_normal()) {}
 
 PendingFile PendingStore::locate(std::string_view suite, std::string_view backend, std::string_view platform_key,
-                                 std::string_view case_id) const {
+                                 std::string_view case_id, std::string_view library_key) const {
   PendingFile file;
-  file.golden_path = golden_path(golden_root_, suite, backend, platform_key, case_id);
-  file.location = {with_pending_extension(golden_path(root_, suite, backend, platform_key, case_id)),
-                   std::string(platform_key), std::string(suite), std::string(backend), std::string(case_id)};
+  file.golden_path = golden_path(golden_root_, suite, backend, platform_key, case_id, library_key);
+  file.location = {with_pending_extension(golden_path(root_, suite, backend, platform_key, case_id, library_key)),
+                   std::string(platform_key), std::string(suite), std::string(backend), std::string(case_id),
+                   std::string(library_key)};
   return file;
 }
 
-fs::path PendingStore::keep(const Golden& result, std::string golden_digest) const {
+fs::path PendingStore::keep(const Golden& result, std::string golden_digest, std::string_view library_key) const {
   const GoldenMetadata& meta = result.meta;
   PendingFile file;
   try {
-    file = locate(meta.suite, meta.backend, meta.platform_key, meta.case_id);
+    file = locate(meta.suite, meta.backend, meta.platform_key, meta.case_id, library_key);
   } catch (const std::invalid_argument& e) {
     throw GoldenIoError(std::string("cannot keep a pending result: ") + e.what());
   }
@@ -90,8 +91,8 @@ fs::path PendingStore::keep(const Golden& result, std::string golden_digest) con
 }
 
 bool PendingStore::discard(std::string_view suite, std::string_view backend, std::string_view platform_key,
-                           std::string_view case_id) const {
-  const fs::path path = locate(suite, backend, platform_key, case_id).location.path;
+                           std::string_view case_id, std::string_view library_key) const {
+  const fs::path path = locate(suite, backend, platform_key, case_id, library_key).location.path;
   std::error_code error;
   if (!fs::exists(path, error)) return false;
   // No tidying of directories here: check runs cases in parallel processes (ctest -j), and another
@@ -107,7 +108,7 @@ PendingListing PendingStore::list() const {
   for (GoldenLocation& location : layout.goldens) {
     PendingFile file;
     file.golden_path = golden_path(golden_root_, location.suite, location.backend, location.platform_key,
-                                   location.case_id);
+                                   location.case_id, location.library_key);
     file.location = std::move(location);
     listing.files.push_back(std::move(file));
   }
@@ -135,6 +136,10 @@ Golden PendingStore::read(const PendingFile& file) const {
       throw PendingError(path + ": its " + name + " is '" + values.first + "' but its path names '" +
                          values.second + "': it is not the pending result of the case its path names (moved or "
                          "copied?); it was not accepted");
+  // In an overlay's folder, only a result of that folder's library: accepting it writes the overlay.
+  if (!file.location.library_key.empty() && library_golden_key(meta) != file.location.library_key)
+    throw PendingError(path + ": it records the library " + golden_identity(meta) + ", not the one of its folder '" +
+                       file.location.library_key + "' (moved or copied?); it was not accepted");
   if (meta.extra.find(std::string(kPendingDigestKey)) == meta.extra.end())
     throw PendingError(path + ": not a pending result written by check (no " + std::string(kPendingDigestKey) +
                        " line)");

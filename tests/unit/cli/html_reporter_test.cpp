@@ -49,7 +49,7 @@ std::vector<CaseResult> results() {
 
 std::string report(bool strict) {
   static const std::vector<CaseResult> all = results();
-  static const std::vector<ObsoleteGolden> obsolete = {{{"g/old.golden", "any", "s", "b", "old"}, false, ""}};
+  static const std::vector<ObsoleteGolden> obsolete = {{{"g/old.golden", "any", "s", "b", "old", ""}, false, ""}};
   std::ostringstream out;
   auto reporter = make_html_reporter(out, kDefaultDrawnNodes);
   reporter->run_started({"check", SkipPolicy{.strict = strict}, all.size(), 0, {}});

@@ -30,7 +30,7 @@ std::vector<CaseResult> two_results() {
 }
 
 std::vector<ObsoleteGolden> obsolete_goldens() {
-  return {{{"g/old.golden", "any", "s", "b", "old"}, false, ""}};
+  return {{{"g/old.golden", "any", "s", "b", "old", ""}, false, ""}};
 }
 
 // Runs the events of a check of two_results() through `reporter`.
@@ -109,7 +109,7 @@ TEST(Reporters, ObsoleteGoldensFailOrAreDeletedAsAsked) {
 
   std::vector<ObsoleteGolden> handled = obsolete_goldens();
   handled[0].deleted = true;
-  handled.push_back({{"g/odd.golden", "any", "s", "b", "odd"}, false, "it does not read as a golden"});
+  handled.push_back({{"g/odd.golden", "any", "s", "b", "odd", ""}, false, "it does not read as a golden"});
   text = text_of(handled, UnreferencedPolicy::remove);
   EXPECT_NE(text.find("deleted 1 obsolete golden(s): no case of the suites referred to them any more\n"
                       "  g/old.golden\n"),
@@ -157,7 +157,7 @@ TEST(Reporters, JsonIsOneDocumentWithCountsAndCases) {
 TEST(Reporters, JsonSaysWhichObsoleteGoldensWereDeleted) {
   std::vector<ObsoleteGolden> handled = obsolete_goldens();
   handled[0].deleted = true;
-  handled.push_back({{"g/odd.golden", "any", "s", "b", "odd"}, false, "it does not read as a golden"});
+  handled.push_back({{"g/odd.golden", "any", "s", "b", "odd", ""}, false, "it does not read as a golden"});
   std::ostringstream out;
   auto reporter = make_json_reporter(out);
   run(*reporter, false, handled, UnreferencedPolicy::remove);

@@ -9,31 +9,20 @@
 #include <fstream>
 
 #include "fprev/runner.hpp"
+#include "gate_fixture.hpp"
 #include "fprev/sexpr.hpp"
 
 namespace fprev {
 namespace {
 namespace fs = std::filesystem;
 
-Suite suite() {
-  return parse_suite("suite: s\n"
-                     "backends:\n"
-                     "  - name: ref\n"
-                     "    use: reference\n"
-                     "cases:\n"
-                     "  - op: sum\n"
-                     "    order: pairwise\n"
-                     "    n: 8\n",
-                     "s.yaml", builtin_backends());
-}
+using gate_test::pairwise_sum_suite;
 
 class PendingGate : public ::testing::Test {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("fprev-pending-gate-" + std::to_string(::getpid()) + "-" + info->name());
-    fs::remove_all(dir_);
-    suite_ = suite();
+    dir_ = gate_test::scratch_directory("fprev-pending-gate");
+    suite_ = pairwise_sum_suite();
     ASSERT_EQ(suite_.cases.size(), 1u);
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -207,15 +207,36 @@ TEST_F(GoldenFiles, ListsGoldensAndStrayFiles) {
   write_golden_file(golden_path(dir_, "s1", "b1", "p1", "c2"), golden);
   write_golden_file(golden_path(dir_, "s1", "b1", "p1", "c1"), golden);
   write_golden_file(golden_path(dir_, "s2", "b2", "p2", "c3"), golden);
+  write_golden_file(golden_path(dir_, "s1", "b1", "p1", "c1", "Lib-2.0-0123abcd"), golden);  // an overlay
   std::ofstream(dir_ / "p1" / "s1" / "b1" / ".c1.golden.tmp-1-2-3") << "partial";
+  fs::create_directories(dir_ / "p1" / "s1" / "b1" / "Lib-2.0-0123abcd" / "deeper");
+  std::ofstream(dir_ / "p1" / "s1" / "b1" / "Lib-2.0-0123abcd" / "deeper" / "c1.golden") << "x";
   std::ofstream(dir_ / "p1" / "s1" / "b1" / "notes.txt") << "x";
   std::ofstream(dir_ / "p1" / "misplaced.golden") << "x";
   const GoldenListing listing = list_goldens(dir_);
-  ASSERT_EQ(listing.goldens.size(), 3u);
-  EXPECT_EQ(listing.goldens[0], (GoldenLocation{dir_ / "p1/s1/b1/c1.golden", "p1", "s1", "b1", "c1"}));
-  EXPECT_EQ(listing.goldens[1].case_id, "c2");
-  EXPECT_EQ(listing.goldens[2], (GoldenLocation{dir_ / "p2/s2/b2/c3.golden", "p2", "s2", "b2", "c3"}));
-  EXPECT_EQ(listing.stray, std::vector<fs::path>{dir_ / "p1" / "misplaced.golden"});
+  ASSERT_EQ(listing.goldens.size(), 4u);
+  EXPECT_EQ(listing.goldens[0],
+            (GoldenLocation{dir_ / "p1/s1/b1/Lib-2.0-0123abcd/c1.golden", "p1", "s1", "b1", "c1", "Lib-2.0-0123abcd"}));
+  EXPECT_EQ(listing.goldens[1], (GoldenLocation{dir_ / "p1/s1/b1/c1.golden", "p1", "s1", "b1", "c1", ""}));
+  EXPECT_EQ(listing.goldens[2].case_id, "c2");
+  EXPECT_EQ(listing.goldens[3], (GoldenLocation{dir_ / "p2/s2/b2/c3.golden", "p2", "s2", "b2", "c3", ""}));
+  EXPECT_EQ(listing.stray, (std::vector<fs::path>{dir_ / "p1" / "misplaced.golden",
+                                                  dir_ / "p1/s1/b1/Lib-2.0-0123abcd/deeper/c1.golden"}));
+}
+
+TEST(LibraryGoldenKey, NamesTheLibraryAndTellsEveryIdentityApart) {
+  const std::string key = library_golden_key("OpenBLAS", "0.3.29", "OpenBLAS 0.3.29 DYNAMIC_ARCH Haswell");
+  EXPECT_TRUE(key.starts_with("OpenBLAS-0.3.29-")) << key;
+  EXPECT_EQ(key.size(), std::string("OpenBLAS-0.3.29-").size() + 8);
+  EXPECT_TRUE(is_safe_component(key));
+  EXPECT_EQ(key, library_golden_key("OpenBLAS", "0.3.29", "OpenBLAS 0.3.29 DYNAMIC_ARCH Haswell"));
+  // Another build of the same version, another version, fields split differently: other folders.
+  EXPECT_NE(key, library_golden_key("OpenBLAS", "0.3.29", "OpenBLAS 0.3.29 DYNAMIC_ARCH Sandybridge"));
+  EXPECT_NE(key, library_golden_key("OpenBLAS", "0.3.21", "OpenBLAS 0.3.29 DYNAMIC_ARCH Haswell"));
+  EXPECT_NE(library_golden_key("a", "b c", ""), library_golden_key("a", "b", " c"));
+  // Whatever the library calls itself, the key names a folder.
+  EXPECT_TRUE(is_safe_component(library_golden_key("../My lib/", "1.0 (beta)", "")));
+  EXPECT_TRUE(is_safe_component(library_golden_key(std::string(300, 'x'), "", "")));
 }
 
 TEST(GoldenHelpers, TimestampAndIdentity) {

@@ -94,19 +94,19 @@ TEST(SuiteExpand, CrossProductIdsInOrderPerInstance) {
 TEST(SuiteExpand, ResolvedParamsAndPositions) {
   const auto registry = toy_registry();
   const Suite suite = parse_suite(kValidSuite, "toy.yaml", registry);
-  const SuiteCase& dot = case_of(suite, "slow", "dot-float64-n32");
+  const SuiteCase dot = case_of(suite, "slow", "dot-float64-n32");
   EXPECT_EQ(dot.params, (Params{{"op", "dot"}, {"dtype", "float64"}, {"n", "32"}}));
   EXPECT_EQ(dot.file, "toy.yaml");
   EXPECT_EQ(dot.line, 10);
   EXPECT_EQ(dot.column, 5);
-  const SuiteCase& gemm = case_of(suite, "fast", "gemm-float32-m64n64k16");
+  const SuiteCase gemm = case_of(suite, "fast", "gemm-float32-m64n64k16");
   EXPECT_EQ(gemm.params, (Params{{"op", "gemm"},
                                  {"dtype", "float32"},  // the default
                                  {"m", "64"},
                                  {"n", "64"},
                                  {"k", "16"}}));
   EXPECT_EQ(gemm.line, 13);
-  const SuiteCase& sum = case_of(suite, "fast", "sum-float32-nofused-pairwise-n1024");
+  const SuiteCase sum = case_of(suite, "fast", "sum-float32-nofused-pairwise-n1024");
   EXPECT_EQ(sum.params, (Params{{"op", "sum"},
                                 {"dtype", "float32"},
                                 {"order", "pairwise"},

@@ -63,7 +63,7 @@ class SequentialBackend final : public fprev::Backend {
     return {fprev::integer_param("n", 1, 4096, "summands").require()};
   }
   std::unique_ptr<fprev::BackendInstance> open(const fprev::Params& params) const override {
-    const std::string& mode = fprev::param_str(params, "mode");
+    const std::string mode = fprev::param_str(params, "mode");
     if (mode == "unavailable") throw fprev::BackendUnavailable("modtest: no such device here");
     if (mode == "misconfigured") throw fprev::ConfigError("mode", "modtest: mode misconfigured");
     return std::make_unique<SequentialInstance>();

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The distribution scripts without a distribution: scripts/in-debian's argument handling and plan
+# (--print-plan: no debootstrap, no root, no network) and scripts/install-deps' profiles (--print:
+# the gate's profile installs no clang and no Chromium).
+# usage: scripts_e2e.sh SOURCE_DIR
+set -uo pipefail
+source_dir=$1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+in_debian="$source_dir/scripts/in-debian"
+out=$("$in_debian" --print-plan 13 scripts/gate --suite 'blas cpu' 2>&1); rc=$?
+[ "$rc" -eq 0 ] || fail "in-debian --print-plan 13 exited $rc: $out"
+grep -qx "release: Debian 13 (trixie)" <<<"$out" || fail "plan does not name Debian 13 (trixie): $out"
+grep -q "^root: .*/\.cache/debian-13/root$" <<<"$out" || fail "plan's root is not .cache/debian-13/root: $out"
+grep -qx "mount: /proc /sys /dev /dev/pts" <<<"$out" || fail "plan does not mount /proc /sys /dev: $out"
+grep -qxF "run in /src: scripts/gate --suite blas\\ cpu" <<<"$out" || fail "plan does not quote the command: $out"
+out=$("$in_debian" --print-plan 12 true 2>&1) && grep -qx "release: Debian 12 (bookworm)" <<<"$out" ||
+  fail "in-debian --print-plan 12: $out"
+out=$("$in_debian" 11 true 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "unknown Debian release '11' (allowed: 12, 13)" <<<"$out" ||
+  fail "in-debian 11: exit $rc, $out"
+out=$("$in_debian" 13 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "no command given" <<<"$out" || fail "in-debian 13 without a command: exit $rc, $out"
+out=$("$in_debian" 2>&1); rc=$?
+[ "$rc" -eq 2 ] && grep -q "^usage: " <<<"$out" || fail "in-debian without arguments: exit $rc, $out"
+
+if command -v apt-cache >/dev/null && command -v dpkg-query >/dev/null; then
+  install="$source_dir/scripts/install-deps"
+  gate=$("$install" --print gate 2>&1) || fail "install-deps --print gate: $gate"
+  for p in cmake g++ libopenblas-dev python3-torch; do
+    grep -qx "$p" <<<"$gate" || fail "the gate's profile lacks $p: $gate"
+  done
+  if grep -qE '^(clang|chromium|libgtest-dev)' <<<"$gate"; then fail "the gate's profile installs test tools: $gate"; fi
+  if grep -qE -- '-[0-9]+(-dev)?$' <<<"$gate"; then fail "a version-pinned package name: $gate"; fi
+  out=$("$install" --print nonsense 2>&1); rc=$?
+  [ "$rc" -eq 2 ] && grep -q "unknown profile 'nonsense' (allowed: gate, test)" <<<"$out" ||
+    fail "install-deps --print nonsense: exit $rc, $out"
+else
+  echo "install-deps: not on Debian (no apt-cache): its profiles are not checked here"
+fi
+
+[ "$failures" -eq 0 ] && echo "PASS: scripts/in-debian and scripts/install-deps" || exit 1
