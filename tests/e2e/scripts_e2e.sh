@@ -40,4 +40,11 @@ else
   echo "install-deps: not on Debian (no apt-cache): its profiles are not checked here"
 fi
 
-[ "$failures" -eq 0 ] && echo "PASS: scripts/in-debian and scripts/install-deps" || exit 1
+# scripts/gate configures without tests and benchmarks: that configuration must generate (a target
+# once linked Threads::Threads, which only the tests' directories had found, and the gate broke).
+cfg=$(mktemp -d)
+trap 'rm -rf "$cfg"' EXIT
+out=$(cmake -S "$source_dir" -B "$cfg" -DCMAKE_BUILD_TYPE=Release -DFPREV_BUILD_TESTS=OFF \
+        -DFPREV_BUILD_BENCHMARKS=OFF 2>&1) || fail "the gate's configuration (tests and benchmarks off) fails: $out"
+
+[ "$failures" -eq 0 ] && echo "PASS: scripts/in-debian, scripts/install-deps, the gate's configuration" || exit 1
