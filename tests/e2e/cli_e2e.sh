@@ -461,6 +461,18 @@ expect_not_in "cases done" progress.txt "--quiet prints no progress"
 expect_not_in "cases done" progress.txt "a run shorter than the default 30 s prints none"
 run 2 "a bad FPREV_PROGRESS_INTERVAL" -- env FPREV_PROGRESS_INTERVAL=soon "$FG" check --suites other/slow.yaml
 expect_in "FPREV_PROGRESS_INTERVAL='soon' is not a number of seconds" out.txt "is refused, naming the value"
+# In a log where stdout and stderr meet (2>&1, as CI captures them), a progress line lands between
+# the reports' lines, never inside one: 300 cases without goldens write a SKIPPED line each and a
+# table, while a line of progress is due every 10 ms.
+printf 'suite: many\nbackends:\n  - name: ref\n    use: reference\ncases:\n  - op: sum\n    order: [sequential, reverse, pairwise]\n    n: [%s]\n' \
+  "$(seq -s, 2 101)" >other/many.yaml
+mkdir -p other/none
+FPREV_PROGRESS_INTERVAL=0.01 "$FG" check --suites other/many.yaml --golden other/none --allow-nothing --all-rows \
+  >combined.txt 2>&1
+expect_status 0 $? "a check of 300 cases without goldens, progress every 10 ms"
+inside=$(grep -v '^fprev-golden check: ' combined.txt | grep -c 'fprev-golden check: ')
+[ "$inside" -eq 0 ] && pass "no progress line inside a report's line" ||
+  fail "$inside report lines have a progress line inside them: $(grep -v '^fprev-golden check: ' combined.txt | grep -m1 'fprev-golden check: ')"
 
 # --- the alignment check: Eigen's sum peels until aligned, four orders over the offsets (SSE2) ---
 if [ "$(uname -m)" = x86_64 ]; then

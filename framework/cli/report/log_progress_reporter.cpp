@@ -65,6 +65,9 @@ class LogProgressReporter final : public Reporter {
 
  private:
   // Wakes every interval; writes a line when none was written for a whole interval.
+  // The line is made under mutex_ and written after releasing it, under report_output_mutex():
+  // ReporterList holds that one while it calls case_finished here (which takes mutex_), so holding
+  // both here would deadlock.
   void beat() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
@@ -73,11 +76,14 @@ class LogProgressReporter final : public Reporter {
       const auto now = Clock::now();
       if (now - last_line_ < interval_) continue;
       last_line_ = now;
-      write_line(now);
+      const std::string line = make_line(now);
+      lock.unlock();
+      write_line(line);
+      lock.lock();
     }
   }
 
-  void write_line(Clock::time_point now) const {
+  std::string make_line(Clock::time_point now) const {
     const auto seconds = [](Clock::duration d) { return std::chrono::duration_cast<std::chrono::seconds>(d).count(); };
     std::string line = "fprev-golden " + command_ + ": " + std::to_string(done_) + " of " + std::to_string(total_) +
                        " cases done after " + std::to_string(seconds(now - started_)) + " s";
@@ -86,7 +92,12 @@ class LogProgressReporter final : public Reporter {
       if (progress_) line += " (" + progress_text(*progress_) + ")";
     }
     line += "\n";
-    // One write(2) of a whole line: never interleaved with the reports' own lines.
+    return line;
+  }
+
+  // One write(2) of a whole line, between the reports' own (flushed) blocks: never inside one.
+  void write_line(const std::string& line) const {
+    const std::lock_guard output(report_output_mutex());
     for (std::size_t written = 0; written < line.size();) {
       const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
       if (n <= 0) return;

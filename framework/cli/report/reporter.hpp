@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -53,7 +54,13 @@ class Reporter {
   virtual void run_finished(const RunSummary& summary) = 0;
 };
 
-// Forwards every event to each reporter, in order.
+// Held while reports are written to stdout/stderr (a case's block, the closing table), which are
+// then flushed: the log progress thread (make_log_progress_reporter) writes its line under it, so
+// in a log where both streams meet (2>&1) its line never lands inside a report's line.
+std::mutex& report_output_mutex();
+
+// Forwards every event to each reporter, in order; what finishes a case or the run is written
+// and flushed under report_output_mutex().
 class ReporterList final : public Reporter {
  public:
   void add(std::unique_ptr<Reporter> reporter) { reporters_.push_back(std::move(reporter)); }
