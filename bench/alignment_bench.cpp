@@ -42,7 +42,7 @@ void reveal_and_prove_placements(benchmark::State& state, const fprev::Params& c
   for (auto _ : state) {
     revealed = fprev::reveal(*target);
     TimedTarget timed(*target);
-    const fprev::AlignmentResult result = fprev::check_alignment(timed, revealed.map, {}, &stats);
+    fprev::AlignmentResult result = fprev::check_alignment(timed, revealed.map, {}, &stats);
     benchmark::DoNotOptimize(result.verdict);
     reveal_seconds += revealed.stats.total_seconds;
     proof_seconds += stats.seconds;

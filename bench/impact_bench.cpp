@@ -39,7 +39,7 @@ void impact(benchmark::State& state) {
   fprev::ImpactArithmetic arithmetic;
   arithmetic.traits.input = arithmetic.traits.accumulator = arithmetic.traits.output = fprev::Format::float32;
   for (auto _ : state) {
-    const fprev::TreeImpact result = fprev::tree_impact(old_tree, arithmetic, new_tree, arithmetic);
+    fprev::TreeImpact result = fprev::tree_impact(old_tree, arithmetic, new_tree, arithmetic);
     benchmark::DoNotOptimize(result.suggested_tolerance);
   }
   const std::size_t rows = fprev::impact_rows(n, {});
