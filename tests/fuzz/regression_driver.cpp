@@ -94,6 +94,7 @@ std::string read_file(const fs::path& path) {
 
 int main(int argc, char** argv) {
   const Options options = parse_options(argc, argv);
+  fprev::fuzz::set_cpu_seconds_per_input(options.limits.max_cpu_seconds);
   const std::vector<fs::path> files = input_files(options.paths);
   std::size_t failed = 0;
   std::size_t most_memory_kb = 0;
