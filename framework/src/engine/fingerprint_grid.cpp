@@ -36,8 +36,6 @@
 namespace fprev::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // The calls of one round, evaluated in one run (a target in a worker process gets them in one
 // message); outputs are whole grids, row-major.
 class GridCalls {
@@ -168,22 +166,23 @@ class JointFacts {
     for (std::size_t k = 0; k < labs.size(); ++k) {
       members_[k].lab = &labs[k];
       labs[k].set_courier([this, k](Lab&) { wait_for_outputs(k); });
-      threads.emplace_back([&, k] {
-        try {
-          facts[k] = measure_facts(labs[k], *trees[k], models[k], why_not[k]);
-        } catch (...) {
-          std::lock_guard lock(mutex_);
-          members_[k].error = std::current_exception();
-        }
-        std::lock_guard lock(mutex_);
-        members_[k].state = State::done;
-        changed_.notify_all();
-      });
     }
     std::exception_ptr failure;
     try {
+      for (std::size_t k = 0; k < labs.size(); ++k)
+        threads.emplace_back([&, k] {
+          try {
+            facts[k] = measure_facts(labs[k], *trees[k], models[k], why_not[k]);
+          } catch (...) {
+            std::lock_guard lock(mutex_);
+            members_[k].error = std::current_exception();
+          }
+          std::lock_guard lock(mutex_);
+          members_[k].state = State::done;
+          changed_.notify_all();
+        });
       serve();
-    } catch (...) {
+    } catch (...) {  // a target call failed, or a thread could not start: stop every class
       failure = std::current_exception();
       std::lock_guard lock(mutex_);
       aborted_ = true;
@@ -317,7 +316,7 @@ class JointFacts {
 }  // namespace
 
 std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats) {
-  const auto start = Clock::now();
+  const auto start = std::chrono::steady_clock::now();
   const std::size_t classes = map.classes.size();
   std::vector<std::unique_ptr<ClassView>> views;
   std::vector<ClassPlace> places;
@@ -349,7 +348,7 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
     fingerprints[k].model = model_verdict(views[k]->info(), map.classes[k].tree, sets, fingerprints[k].outputs,
                                           models[k], why_not[k]);
   }
-  stats.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fingerprints;
 }
 

@@ -108,5 +108,39 @@ TEST(GridFingerprint, ClassesWhoseRowsDisagreeGetCallsOfTheirOwn) {
   EXPECT_GT(shared.calls, 5u + 2u) << "the sets' calls cannot all be shared";
 }
 
+// A target that fails while the classes' facts are measured (their threads wait for the call): the
+// failure reaches the caller, every thread ends, nothing hangs.
+class FailingAfter : public Target {
+ public:
+  FailingAfter(GridOracleTarget& inner, std::size_t calls) : inner_(inner), left_(calls) {}
+  const TargetInfo& info() const override { return inner_.info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { inner_.evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    if (left_ == 0) throw TargetError("the library failed");
+    --left_;
+    inner_.evaluate(batch, outputs);
+  }
+
+ private:
+  GridOracleTarget& inner_;
+  std::size_t left_;
+};
+
+TEST(GridFingerprint, ATargetFailureWhileTheFactsAreMeasuredReachesTheCaller) {
+  const std::size_t n = 30;
+  GridOracleTarget inner({12, 6}, {left_deep_tree(n), balanced_tree(n)},
+                         [](std::size_t r, std::size_t) { return std::size_t{r >= 8 ? 1u : 0u}; }, float32_products());
+  const OrderMap map = inner.truth();
+  // The sets take 8 calls here (class 1's view has 4 rows): fail in them, at the facts' first run,
+  // and in the last run of the facts.
+  FingerprintStats stats;
+  measure_map_fingerprints(inner, map, &stats);
+  ASSERT_GT(stats.target_calls, 12u);
+  for (std::size_t calls : {std::size_t{0}, std::size_t{8}, stats.target_calls - 1}) {
+    FailingAfter target(inner, calls);
+    EXPECT_THROW(measure_map_fingerprints(target, map), TargetError) << "after " << calls << " calls";
+  }
+}
+
 }  // namespace
 }  // namespace fprev
