@@ -114,9 +114,25 @@ jobs_ok "$tmp/crash.json" allreduce-float64-count1-ranks3=1 reduce-float64-count
   echo "ok   - the case after the crash starts a fresh job" || { echo "FAIL - jobs after the crash"; failures=$((failures+1)); }
 no_leftovers "after a crash in a reused job"
 
-# SIGTERM to the gate while jobs wait between cases ends them too.
-TMPDIR=$jobs_tmp timeout -s TERM 6 "$FG" check --no-pending "${cases[@]}" >"$out" 2>&1
+# SIGTERM to the gate while jobs run and wait between cases (two launches' ranks seen: at least 5
+# processes) ends them too.
+TMPDIR=$jobs_tmp "$FG" check --no-pending "${cases[@]}" >"$out" 2>&1 &
+gate=$!
+seen=0
+for _ in $(seq 300); do
+  seen=$(ps -eo args | grep -F -- "$jobs_tmp/fprev-mpi-" | grep -vc grep)
+  [ "$seen" -ge 5 ] && break
+  sleep 0.1
+done
+kill -TERM "$gate"
+wait "$gate"
+status=$?
 sleep 1
+if [ "$seen" -ge 5 ] && [ "$status" -eq 143 ]; then
+  echo "ok   - SIGTERM ended the gate while $seen rank processes ran"
+else
+  echo "FAIL - SIGTERM test: $seen rank processes seen, gate exit $status (expected 143)"; failures=$((failures+1))
+fi
 no_leftovers "after SIGTERM to the gate"
 
 # A case of P ranks keeps P processes busy: its CTest test says so, and ctest -j counts them.
