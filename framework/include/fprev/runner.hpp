@@ -108,6 +108,9 @@ struct CaseResult {
   // Target calls outside `stats`: the cost estimate's timing calls, and those of a confirmation of
   // the golden that failed before the reveal (fprev/target_calls.hpp, TargetCalls::other).
   std::size_t other_target_calls = 0;
+  // Jobs the backend launched for the targets the gate made for this case (TargetInfo::
+  // jobs_started: an MPI job; 0 when the case ran on a job an earlier case left running).
+  std::size_t jobs_started = 0;
   // Whether the order depends on where the data lies (fprev/alignment.hpp), checked with the order
   // revealed (or confirmed) now. Absent when not checked: the case did not give an order, or check
   // ran against a golden that records no alignment (written before the check existed).

@@ -295,6 +295,7 @@ bool Runner::check_case_alignment(const Suite& suite, const SuiteCase& c, CaseRe
   if (!options_.check_alignment || !instance.instance || !result.revealed) return true;
   try {
     const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    result.jobs_started += target->info().jobs_started;
     RevealOptions options = options_.reveal;
     use_probe_streams(options, options_.streams, *instance.instance, c.params);
     options.max_seconds = budget_of(c);
@@ -310,6 +311,7 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
   if (c.invariant.empty() || !instance.instance || !result.revealed) return true;
   try {
     const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    result.jobs_started += target->info().jobs_started;
     RevealOptions options = options_.reveal;
     use_probe_streams(options, options_.streams, *instance.instance, c.params);
     options.max_seconds = budget_of(c);
@@ -373,6 +375,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   try {
     instance.instance->validate_case(c.params);
     target = instance.instance->make_target(c.params);
+    result.jobs_started += target->info().jobs_started;
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
     result.traits = target->info().traits;
