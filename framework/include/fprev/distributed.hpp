@@ -47,8 +47,14 @@ class DistributedSession {
   // placement installed (every rank in turn); on the other ranks it serves workers until rank 0
   // ends the session, and then `serving_rank()` is true: the program must exit with
   // `exit_status()` without doing anything else. Throws std::runtime_error when MPI cannot start.
-  DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank);
-  ~DistributedSession();  // rank 0: tells the other ranks to stop; every rank: MPI_Finalize
+  //
+  // Ranks watch each other with heartbeats: one silent for `rank_timeout_seconds` is lost. Rank 0
+  // then fails the cases in flight on it ("rank lost", naming the rank and its host), places no
+  // more work there and goes on with the others; a serving rank that loses rank 0 ends the job.
+  DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank, double rank_timeout_seconds);
+  // Rank 0: tells the other ranks to stop; every rank: MPI_Finalize. When a rank was lost, rank 0
+  // says which on standard error and ends the job with MPI_Abort instead (a non-zero status).
+  ~DistributedSession();
   DistributedSession(const DistributedSession&) = delete;
   DistributedSession& operator=(const DistributedSession&) = delete;
 
@@ -57,6 +63,8 @@ class DistributedSession {
   int rank() const;
   int ranks() const;
   std::string library() const;  // "Open MPI v4.1.4"
+  // Rank 0: why each rank lost so far was lost ("rank 2 (host node07) was lost: ..."), by rank.
+  std::vector<std::string> lost_ranks() const;
 
   struct State;  // defined where the session is implemented
 
