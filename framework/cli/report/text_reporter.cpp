@@ -56,6 +56,7 @@ class TextReporter final : public Reporter {
                                       [](const CaseResult& r) { return !r.pending_path.empty(); });
       out_ << kept << " pending result(s) to review: " << summary.review_command << "\n";
     }
+    for (const std::string& why : summary.lost_ranks) out_ << "lost MPI rank (the run fails): " << why << "\n";
     out_ << closing_line(summary.counts, describe_overrides(summary.environment_overrides)) << "\n";  // last: scripts read the counts from it
   }
 
