@@ -253,6 +253,13 @@ PY
     [ -z "$(find golden-lost -name "$lost_case.golden")" ] && [ "$(find golden-lost -name '*.golden' | wc -l)" -eq 3 ] \
       && pass "no golden for the lost case, the other 3 recorded" || fail "the goldens after a lost rank: $(find golden-lost -name '*.golden')"
   else fail "Open MPI, rank 1 killed: the JSON report"; head -c 600 lost-update.json; tail -5 lost-update.json.err; fi
+  python3 "$ROOT/tests/e2e/validate_json.py" "$ROOT/docs/fprev-golden.schema.json" lost-update.json update \
+    lost_ranks/0=@nonempty >lost-schema.txt 2>&1
+  case $? in
+    0) pass "the report of a run that lost a rank follows the JSON schema" ;;
+    77) cat lost-schema.txt ;;
+    *) fail "the report of a run that lost a rank: schema"; head -5 lost-schema.txt ;;
+  esac
   expect_in "the MPI job lost a rank:" lost-update.json.err "rank 0 names the lost rank on its way out"
   # SIGSTOP: the process lives, so no launcher notices; rank 0 does, under the launcher's defaults.
   "$FG" update "${lost[@]}" --golden golden-whole >/dev/null 2>&1
