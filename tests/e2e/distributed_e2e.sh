@@ -4,7 +4,10 @@
 # and fingerprint for a single-output target (dot) and a grid target (gemm), the same report and
 # byte-identical goldens for a suite, with Open MPI (2 and 4 ranks) and MPICH; the JSON names the
 # ranks and the probes each measured (they add up to the reveal's). A library that crashes or hangs
-# on another rank is a named fault that says which rank; the job still ends and reports. A suite's
+# on another rank is a named fault that says which rank; the job still ends and reports. A rank
+# killed or stopped mid-case is lost: the case in flight fails naming it, the report is whole, the
+# job's status is not 0 (rank 0 lost too), under each launcher's behaviour (docs/distributed.md,
+# A lost rank). A suite's
 # cases run side by side on the ranks (--spread cases) or one after another (--spread waves).
 # Exit 77 (a CTest skip) when Open MPI or the transport plugin is missing.
 # usage: distributed_e2e.sh <fprev-golden> <source root> <fault-injection BLAS> <folder of the worker and plugins>
