@@ -96,6 +96,11 @@ struct CaseResult {
   // The engine's finding when the target misbehaves (also when it persists as the golden's
   // recorded finding, or when update records it).
   std::optional<Diagnostic> diagnostic;
+  // The case failed on the suite's configuration, not on the library: a backend setting the
+  // backend refused when the instance was opened (or its FPREV_<BACKEND>_<SETTING> override), a
+  // case parameter the target refused, an invariance contract the backend cannot vary. Fixing the
+  // suite fixes it; check and update end with the configuration error's exit status (2).
+  bool configuration_error = false;
   std::string message;                // why unavailable, the parse error, "no golden for ..."
   // Platform keys under which this case has goldens, when it has none for this platform (check).
   std::vector<std::string> other_platforms;

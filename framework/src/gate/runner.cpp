@@ -82,6 +82,7 @@ struct Runner::OpenInstance {
 namespace {
 
 using detail::fail_case;
+using detail::fail_case_on_configuration;
 
 // A target whose probes no longer give a tree may still add in the golden's order with another
 // arithmetic (rounding toward zero breaks the masks of the all-one construction): the fingerprint
@@ -351,7 +352,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   if (!locate_golden(suite, c, result)) {
     const OpenInstance& instance = open(suite, c.backend_instance);
     if (instance.config_error) {
-      fail_case(result, Finding::unsupported, instance.unavailable);
+      fail_case_on_configuration(result, instance.unavailable);
     } else if (instance.fault) {
       fail_case(result, Finding::target_fault, instance.unavailable);
     } else if (instance.unusable) {
@@ -458,7 +459,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     }
     result.status = CaseStatus::misbehaves;
   } catch (const ConfigError& e) {
-    fail_case(result, Finding::unsupported, e.what());
+    fail_case_on_configuration(result, e.what());
   } catch (const TargetFault& e) {  // outside the engine: making the target, a fingerprint
     fail_case(result, Finding::target_fault, e.what());
     result.diagnostic->likely_cause = e.likely_cause();
