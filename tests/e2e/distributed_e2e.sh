@@ -264,9 +264,17 @@ PY
     *) fail "the report of a run that lost a rank: schema"; head -5 lost-schema.txt ;;
   esac
   expect_in "the MPI job lost a rank:" lost-update.json.err "rank 0 names the lost rank on its way out"
+  # With that flag Open MPI's mpirun ends with 0 when every rank finalises, whatever rank 0 returns:
+  # rank 0 ends a run that did not pass with MPI_Abort(status), so that the status gets out.
+  "${ompi_go_on[@]}" -np 2 "$FG" check "${lost[@]}" --golden golden-lost --strict >flag-fail.txt 2>&1
+  expect_status 1 $? "Open MPI, orte_abort_on_non_zero_status 0: a check that fails (a missing golden, strict)"
+  "${ompi_go_on[@]}" -np 2 "$FG" check "${lost[@]}" --golden no-such-folder >flag-usage.txt 2>&1
+  expect_status 2 $? "Open MPI, orte_abort_on_non_zero_status 0: a usage error"
   # SIGSTOP: the process lives, so no launcher notices; rank 0 does, under the launcher's defaults.
   "$FG" update "${lost[@]}" --golden golden-whole >/dev/null 2>&1
   expect_status 0 $? "serial update of the lost suite"
+  "${ompi_go_on[@]}" -np 2 "$FG" check "${lost[@]}" --golden golden-whole >flag-pass.txt 2>&1
+  expect_status 0 $? "Open MPI, orte_abort_on_non_zero_status 0: a check that passes"
   lose "$openmpi" -- STOP OMPI_COMM_WORLD_RANK 1 stop-ompi.txt -- check "${lost[@]}" --golden golden-whole
   [ "$status" -ne 0 ] && pass "Open MPI, rank 1 stopped: exit status $status" || fail "Open MPI, rank 1 stopped: exit 0"
   expect_in "lost MPI rank (the run fails): rank 1 (host " stop-ompi.txt "Open MPI, rank 1 stopped: the text report names it"

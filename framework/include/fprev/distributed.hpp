@@ -88,6 +88,12 @@ class CaseSlot {
 // The home rank of the calling thread's case slot, or -1 (waves spread over every rank).
 int case_slot_rank();
 
+// The last thing main does, with the command's exit status: returns it. Rank 0 of a distributed run
+// whose launcher would end the job with 0 whatever rank 0 returns (Open MPI's mpirun with
+// `--mca orte_abort_on_non_zero_status 0`) has kept MPI open until here, and ends the job with
+// MPI_Abort(status) when the status is not 0 (MPI_Finalize when it is).
+int finish_distributed_job(int status);
+
 // The session running now (rank 0), or nullptr in a serial run.
 const DistributedSession* active_distributed_session();
 // Probe streams a case may use in this run: ranks x streams per rank in a distributed run, 0 (one

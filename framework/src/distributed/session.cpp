@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
@@ -61,6 +62,7 @@ struct DistributedSession::State {
   std::unique_ptr<distributed::MpiLink> link;
   std::unique_ptr<distributed::RankLiveness> liveness;  // rank 0: of every other rank
   std::jthread heartbeats;                               // rank 0: ticks `liveness`
+  bool launcher_drops_exit_status = false;               // rank 0: see finish_distributed_job
   std::size_t streams_per_rank = 1;
   bool serving = false;
   int status = 0;
@@ -116,6 +118,20 @@ std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command
 
 bool has(const char* name) { return std::getenv(name) != nullptr && *std::getenv(name) != '\0'; }
 int number(const char* name) { return has(name) ? std::atoi(std::getenv(name)) : 0; }
+
+// Open MPI's `mpirun --mca orte_abort_on_non_zero_status 0` (which lets rank 0 outlive a lost
+// rank) ends the job with exit status 0 when every rank finalises, whatever rank 0 returns
+// (measured with Open MPI 4.1.4: 1, 2 and 77 all gave 0); MPI_Abort(status) gives `status`.
+bool launcher_drops_exit_status(const std::string& implementation) {
+  const char* value = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+  if (implementation != "openmpi" || value == nullptr) return false;
+  const std::string text = value;
+  return text == "0" || text == "false" || text == "no" || text == "f" || text == "n";
+}
+
+// Rank 0's MPI once its session ended, while the launcher drops exit statuses: ended by
+// finish_distributed_job, which knows the status.
+std::unique_ptr<distributed::MpiLink> link_awaiting_status;
 }  // namespace
 
 std::optional<MpiLaunch> detect_mpi_launch(const std::string& forced) {
@@ -149,6 +165,7 @@ DistributedSession::DistributedSession(const MpiLaunch& launch, std::size_t stre
     state_->status = distributed::serve_rank(link, rank_timeout_seconds);
     return;
   }
+  state_->launcher_drops_exit_status = launcher_drops_exit_status(launch.implementation);
   std::vector<int> others;
   for (int r = 1; r < link.size(); ++r) others.push_back(r);
   state_->liveness = std::make_unique<distributed::RankLiveness>(link, others, rank_timeout_seconds);
@@ -210,8 +227,22 @@ DistributedSession::~DistributedSession() {
         // a rank that is gone: MPI_Finalize below reports it
       }
     }
+    if (state_->launcher_drops_exit_status) {
+      link_awaiting_status = std::move(state_->link);
+      return;
+    }
   }
   state_->link.reset();  // MPI_Finalize
+}
+
+int finish_distributed_job(int status) {
+  if (!link_awaiting_status) return status;
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  if (status != 0) link_awaiting_status->abort_job(status);
+  link_awaiting_status.reset();  // MPI_Finalize
+  return status;
 }
 
 std::vector<std::string> DistributedSession::lost_ranks() const {
