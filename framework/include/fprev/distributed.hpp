@@ -53,7 +53,8 @@ class DistributedSession {
   // more work there and goes on with the others; a serving rank that loses rank 0 ends the job.
   DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank, double rank_timeout_seconds);
   // Rank 0: tells the other ranks to stop; every rank: MPI_Finalize. When a rank was lost, rank 0
-  // says which on standard error and ends the job with MPI_Abort instead (a non-zero status).
+  // says which on standard error instead and leaves the job to finish_distributed_job, which ends
+  // it with MPI_Abort (a status that is not 0).
   ~DistributedSession();
   DistributedSession(const DistributedSession&) = delete;
   DistributedSession& operator=(const DistributedSession&) = delete;
@@ -89,9 +90,10 @@ class CaseSlot {
 int case_slot_rank();
 
 // The last thing main does, with the command's exit status: returns it. Rank 0 of a distributed run
-// whose launcher would end the job with 0 whatever rank 0 returns (Open MPI's mpirun with
-// `--mca orte_abort_on_non_zero_status 0`) has kept MPI open until here, and ends the job with
-// MPI_Abort(status) when the status is not 0 (MPI_Finalize when it is).
+// that lost a rank, or whose launcher would end the job with 0 whatever rank 0 returns (Open MPI's
+// mpirun with `--mca orte_abort_on_non_zero_status 0`), has kept MPI open until here, and ends the
+// job with MPI_Abort(status) when the status is not 0 (at least 1 after a lost rank), MPI_Finalize
+// when it is 0.
 int finish_distributed_job(int status);
 
 // The session running now (rank 0), or nullptr in a serial run.

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <mutex>
 #include <iostream>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -129,9 +129,11 @@ bool launcher_drops_exit_status(const std::string& implementation) {
   return text == "0" || text == "false" || text == "no" || text == "f" || text == "n";
 }
 
-// Rank 0's MPI once its session ended, while the launcher drops exit statuses: ended by
+// Rank 0's MPI once its session ended, when the job must end by MPI_Abort if the run did not pass
+// (a launcher that drops exit statuses) or in any case (a rank was lost): ended by
 // finish_distributed_job, which knows the status.
 std::unique_ptr<distributed::MpiLink> link_awaiting_status;
+bool job_lost_a_rank = false;
 }  // namespace
 
 std::optional<MpiLaunch> detect_mpi_launch(const std::string& forced) {
@@ -209,15 +211,16 @@ DistributedSession::~DistributedSession() {
     active_state = nullptr;
     state_->heartbeats = {};  // stops and joins
     if (const std::vector<std::string> lost = state_->liveness->lost_ranks(); !lost.empty()) {
-      // The reports are written. MPI_Finalize would wait for the lost rank for ever, and an MPI
-      // launcher told to go on after a lost rank may end a job that finalises with 0: end it.
-      std::cout.flush();
+      // MPI_Finalize would wait for the lost rank for ever, and a launcher told to go on after a
+      // lost rank may end a job that finalises with 0: finish_distributed_job ends it with
+      // MPI_Abort once main has its status (and has said what went wrong, if anything threw).
       std::cerr << "fprev-golden (rank 0 of " << state_->link->size() << "): the run failed, the MPI job lost "
                 << (lost.size() == 1 ? "a rank" : std::to_string(lost.size()) + " ranks") << ":\n";
       for (const std::string& why : lost) std::cerr << "  " << why << "\n";
       std::cerr << "Rank 0 ends the job (MPI_Abort)." << std::endl;
-      kill_descendants(::getpid());
-      state_->link->abort_job(1);
+      job_lost_a_rank = true;
+      link_awaiting_status = std::move(state_->link);
+      return;
     }
     const std::string shutdown = distributed::encode_message({worker::Json{{"op", "shutdown"}}.dump(), {}});
     for (int r = 1; r < state_->link->size(); ++r) {
@@ -237,10 +240,14 @@ DistributedSession::~DistributedSession() {
 
 int finish_distributed_job(int status) {
   if (!link_awaiting_status) return status;
+  if (job_lost_a_rank && status == 0) status = 1;  // a lost rank fails the run
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
-  if (status != 0) link_awaiting_status->abort_job(status);
+  if (status != 0) {
+    kill_descendants(::getpid());  // rank 0's own workers, before MPI_Abort ends this process
+    link_awaiting_status->abort_job(status);
+  }
   link_awaiting_status.reset();  // MPI_Finalize
   return status;
 }
