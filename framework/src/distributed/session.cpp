@@ -122,7 +122,7 @@ int number(const char* name) { return has(name) ? std::atoi(std::getenv(name)) :
 // Open MPI's `mpirun --mca orte_abort_on_non_zero_status 0` (which lets rank 0 outlive a lost
 // rank) ends the job with exit status 0 when every rank finalises, whatever rank 0 returns
 // (measured with Open MPI 4.1.4: 1, 2 and 77 all gave 0); MPI_Abort(status) gives `status`.
-bool launcher_drops_exit_status(const std::string& implementation) {
+bool mpirun_drops_exit_status(const std::string& implementation) {
   const char* value = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
   if (implementation != "openmpi" || value == nullptr) return false;
   const std::string text = value;
@@ -167,7 +167,7 @@ DistributedSession::DistributedSession(const MpiLaunch& launch, std::size_t stre
     state_->status = distributed::serve_rank(link, rank_timeout_seconds);
     return;
   }
-  state_->launcher_drops_exit_status = launcher_drops_exit_status(launch.implementation);
+  state_->launcher_drops_exit_status = mpirun_drops_exit_status(launch.implementation);
   std::vector<int> others;
   for (int r = 1; r < link.size(); ++r) others.push_back(r);
   state_->liveness = std::make_unique<distributed::RankLiveness>(link, others, rank_timeout_seconds);
