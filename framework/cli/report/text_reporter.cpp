@@ -62,6 +62,7 @@ class TextReporter final : public Reporter {
     if (jobs > 0)
       out_ << jobs << (jobs == 1 ? " job" : " jobs") << " started for " << summary.results.size()
            << " cases (a running MPI job serves every case of its launch)\n";
+    for (const std::string& why : summary.lost_ranks) out_ << "lost MPI rank (the run fails): " << why << "\n";
     out_ << closing_line(summary.counts, describe_overrides(summary.environment_overrides)) << "\n";  // last: scripts read the counts from it
   }
 
