@@ -80,12 +80,13 @@ TEST(Confirm, AcceptsTheTrueTreeWithExactlyTheProofProbes) {
 
 // Every kind of edit at every inner node of the tree; each edit that changes the tree must be
 // rejected. Returns how many were.
-std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng) {
+std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng,
+                              const RevealOptions& options = quick_options()) {
   std::size_t rejected = 0;
   const auto expect_rejected = [&](const EditableTree& edited, const char* what, NodeId v) {
     const Tree changed = edited.build();
     if (changed == golden) return;
-    const std::optional<Finding> finding = confirm_outcome(changed, golden);
+    const std::optional<Finding> finding = confirm_outcome(changed, golden, options);
     ASSERT_TRUE(finding.has_value()) << what << " at node " << v << " not detected\ngolden  "
                                      << to_sexpr(golden) << "\nchanged " << to_sexpr(changed);
     EXPECT_EQ(*finding, Finding::verification_failed) << what << " at node " << v;
@@ -155,6 +156,102 @@ TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(rejected, 4000u);
+}
+
+// The placement proof's multi-pair probes (src/engine/multi_pair_proof.cpp): the same edits at
+// every node must be rejected, with the probes sharing calls between the nodes of one height.
+RevealOptions multi_pair_options() {
+  RevealOptions o = quick_options();
+  o.multi_pair_proofs = true;
+  return o;
+}
+
+TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
+  std::mt19937_64 rng(13);
+  std::size_t rejected = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const std::size_t n = seed <= 26 ? 8 + seed * 5 : 250 + seed;
+    rejected += reject_every_edit(random_binary_tree(n, seed), rng, multi_pair_options());
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  for (const Tree& t : {balanced_tree(128), lanes_tree(120, 8), lanes_tree(160, 32), lanes_tree(96, 6)})
+    rejected += reject_every_edit(t, rng, multi_pair_options());
+  EXPECT_GT(rejected, 3000u);
+}
+
+TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
+  std::mt19937_64 rng(14);
+  std::size_t rejected = 0;
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    const std::size_t n = seed <= 26 ? 9 + seed * 5 : 200 + seed;
+    rejected += reject_every_edit(random_multiway_tree(n, 2 + seed % 5, seed), rng, multi_pair_options());
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(rejected, 2000u);
+}
+
+// Trees that trade children between two nodes of one height, which one multi-pair probe holding
+// both cannot see (the same units are lost, the masks cancel as well): the second probe of each
+// node must. In ((0 1) (2 3)) -> ((0 3) (1 2)) the pair (0, 2) of the node above still meets at
+// the same node, so only the nodes' own probes can tell.
+TEST(Confirm, MultiPairProofRejectsNodesOfOneHeightTradingChildren) {
+  const Tree golden = balanced_tree(64);
+  std::size_t tried = 0;
+  for (NodeId v = static_cast<NodeId>(golden.leaf_count()); v < golden.node_count(); ++v) {
+    const auto kids = golden.children(v);
+    if (golden.leaves_under(v) != 4) continue;
+    // v = ((a b) (c d)); trade b and d: ((a d) (c b)), which the node's pair (a, c) cannot see.
+    const NodeId left = kids[0], right = kids[1];
+    EditableTree e(golden);
+    e.swap_subtrees(golden.children(left)[1], golden.children(right)[1]);
+    const Tree changed = e.build();
+    ASSERT_NE(changed, golden);
+    const std::optional<Finding> finding = confirm_outcome(changed, golden, multi_pair_options());
+    ASSERT_TRUE(finding.has_value()) << "golden  " << to_sexpr(golden) << "\nchanged " << to_sexpr(changed);
+    EXPECT_EQ(*finding, Finding::verification_failed);
+    ++tried;
+  }
+  EXPECT_EQ(tried, 16u);
+}
+
+// The true tree passes in far fewer calls; float32 products (a dot) and float64 sums alike, and
+// the multi-pair probes' outputs are those of the target's own arithmetic (the oracle simulates
+// every value input bitwise).
+TEST(Confirm, MultiPairProofAcceptsTheTrueTreeInFewerCalls) {
+  NumericTraits dot;
+  dot.input = dot.accumulator = dot.output = Format::float32;
+  dot.summand = SummandKind::product;
+  struct Case {
+    Tree tree;
+    bool wide;  // many binary nodes of each height: at least 3 times fewer calls
+  };
+  for (const NumericTraits& traits : {dot, TreeOracleTarget::default_traits(balanced_tree(2))}) {
+    for (const Case& c : {Case{lanes_tree(4096, 32), true}, Case{lanes_tree(4096, 64), true},
+                          Case{balanced_tree(4096), true}, Case{random_binary_tree(3000, 5), false},
+                          Case{random_multiway_tree(3000, 6, 5), false}, Case{left_deep_tree(300), false}}) {
+      TreeOracleTarget plain(c.tree, traits), multi(c.tree, traits);
+      const RevealStats one = confirm(plain, c.tree, quick_options());
+      const RevealStats many = confirm(multi, c.tree, multi_pair_options());
+      EXPECT_TRUE(many.confirmed);
+      EXPECT_EQ(one.multi_pair_probes, 0u);
+      EXPECT_LE(many.target_calls, one.target_calls);
+      EXPECT_EQ(many.target_calls, multi.calls());
+      if (c.wide) {
+        EXPECT_GT(many.multi_pair_probes, 0u);
+        EXPECT_LT(3 * many.target_calls, one.target_calls)
+            << to_string(traits.input) << " " << c.tree.leaf_count() << " leaves, depth " << c.tree.depth();
+      }
+    }
+  }
+  // 32 lanes of 128: 127 heights of 32 binary nodes, 9 probes each (a complete graph on 9
+  // vertices has 36 edges, each node one edge, each probe one vertex); then 16 nodes adding lanes
+  // (7 vertices, 21 edges) and 8 (5 vertices, 10 edges); the 4, 2 and 1 above go alone (sharing
+  // would take as many calls).
+  TreeOracleTarget lanes(lanes_tree(4096, 32), dot);
+  const RevealStats s = confirm(lanes, lanes_tree(4096, 32), multi_pair_options());
+  EXPECT_EQ(s.multi_pair_probes, 127u * 9u + 7u + 5u);
+  EXPECT_EQ(s.probes, s.multi_pair_probes + 4u + 2u + 1u);
+  EXPECT_EQ(s.probes, lanes.probes_evaluated);
 }
 
 // All trees over up to 5 leaves (236 for n = 5), every pair: confirm passes exactly when the
