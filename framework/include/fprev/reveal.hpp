@@ -187,8 +187,9 @@ struct RevealOptions {
   // way, only the probe count changes (about 2n instead of n log n for a pairwise sum).
   bool guess_siblings = true;
   // confirm() of a single-output target that takes further masks (TargetInfo::extra_masks) proves
-  // the binary nodes of the tree with probes that carry several +M/-M pairs each (about sqrt(2m) calls for the m binary nodes of one height instead of
-  // m; src/engine/multi_pair_proof.cpp has the argument), where the formats leave room for them.
+  // the binary nodes of the tree with probes that carry several +M/-M pairs each (9 calls for 64
+  // binary nodes of one height instead of 64; src/engine/multi_pair_proof.cpp has the argument),
+  // where the formats leave room for them.
   // The placement (alignment) check turns it on; the proof means the same either way.
   bool multi_pair_proofs = false;
   std::function<void(const Progress&)> on_progress;  // called now and then; may be empty

@@ -149,8 +149,8 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
     ++stats.placements;
     PlacedTarget placed(target, offset, pad, counts);
     RevealOptions placed_options = options;
-    // The proofs share their calls between the nodes of one height: about sqrt(2m) calls for m
-    // binary nodes (src/engine/multi_pair_proof.cpp); a passing proof means the same.
+    // The proofs share their calls between the nodes of one height (9 calls for 64 binary nodes:
+    // src/engine/multi_pair_proof.cpp); a passing proof means the same.
     placed_options.multi_pair_proofs = true;
     // One budget for the whole check: each proof or reveal gets what is left of it.
     if (options.max_seconds > 0.0) {

@@ -22,9 +22,9 @@
 // The plan. Let h(v) be the height of node v (leaves 0). The binary inner nodes of one height are
 // an antichain: their leaf sets are disjoint. A probe holds nodes of one height only; node v with
 // children A (holding leaf i) and B (holding j) contributes the pair (i, j), its "region" is L(v).
-// Each binary node sits in two probes that share no other node (the nodes of a height are the
-// edges of a complete graph on V vertices, the probes its vertices), or is measured alone as
-// today; the pairs of fused nodes are measured alone as today.
+// Each binary node sits in t >= 2 of V probes, no two nodes in the same t probes (the nodes of a
+// height get distinct t-subsets of the V probes: a complete graph's edges for t = 2), or is
+// measured alone as today; the pairs of fused nodes are measured alone as today.
 //
 // The proof, by induction over heights as confirm's part 1: suppose every cluster of T below
 // height h is a cluster of T'. Take a probe P of nodes of height h; their children are below h, so
@@ -39,23 +39,26 @@
 //      of some other pairs r, never zero (distinct powers of two, coefficients -1, 0, 1). So every
 //      unit below W is lost, and W holds no unit outside the regions of P: W lies inside the union
 //      of P's regions.
-//  (c) v_p is also in a second probe Q with P and Q sharing only v_p. By (b) for Q, W lies inside
-//      the union of Q's regions too, and regions of distinct nodes of one height are disjoint:
-//      W lies inside L(v_p). With W containing A_p and B_p, W = L(v_p), a cluster of T'. A node
-//      measured alone gives the same by confirm's part 1 (a probe of one pair is (b) with P = {v}).
+//  (c) By (b) for each of the t probes holding v_p, W lies inside the union of that probe's
+//      regions; regions of distinct nodes of one height are disjoint, so W lies inside the regions
+//      of the nodes that are in all t probes. Only v_p is (another node's t probes are another
+//      t-subset, which cannot contain v_p's), so W lies inside L(v_p); with W containing A_p and
+//      B_p, W = L(v_p), a cluster of T'. A node measured alone gives the same by confirm's part 1.
 // So every cluster of T of height h is one of T', and by induction all are; the fused nodes' pairs,
 // measured alone, give confirm's part 2 (T' has no cluster T lacks); for a binary T part 2 is free.
 // A passing multi-pair proof therefore means what a passing confirm() means: T' = T.
 //
-// Why two probes per node: a single probe cannot see nodes of P trade children. If T' adds
+// Why t >= 2 probes per node: a single probe cannot see nodes of P trade children. If T' adds
 // (A_p + A_q) and (B_p + B_q) where T adds (A_p + B_p) and (A_q + B_q), the same units are lost and
-// the M-parts cancel as well; the second probe of p, without q, has units on q's leaves, and A_p's
+// the M-parts cancel as well; another probe of p, without q, has units on q's leaves, and A_p's
 // mask absorbs them. tests/unit/engine/multi_pair_proof_test.cpp checks that dropping the second
 // probe lets such a tree through.
 //
-// What it costs: a height with m binary nodes takes about sqrt(2m) calls instead of m. Chains cap
-// it: the nodes of one chain have distinct heights, so a tree of c chains (OpenBLAS sdot: 32 lanes
-// of 512) has about c nodes a height and costs about (n / c) sqrt(2c) calls. Conditions (checked
+// What it costs: a height with m binary nodes takes V calls instead of m, the fewest V for which
+// the greedy design finds m distinct t-subsets (t <= 4) with at most 24 nodes a probe: 64 nodes in
+// 9 calls (t = 3), 32 in 7, 300 in 25 (t = 2), wider heights m/12. Chains cap it: the nodes of one
+// chain have distinct heights, so a tree of c chains (OpenBLAS sdot: 32 or 64 lanes) has about c
+// nodes a height. Conditions (checked
 // by multi_pair_scheme(), else the plain proof runs): a single-output target that takes further
 // masks (TargetInfo::extra_masks), in the exact counting range, k <= p, every factor a normal
 // number of the input format, the absorption margin for n units below M_min.
@@ -64,6 +67,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "fprev/format.hpp"
@@ -78,8 +82,23 @@ int summands_log2(std::size_t n) {
   return static_cast<int>(std::bit_width(value - 1));
 }
 
-// At most this many pairs a probe: a complete graph on 25 vertices covers 300 nodes of a height.
+// At most this many pairs a probe.
 constexpr std::size_t kMostPairs = 24;
+// Nodes of one height shared out by one design (wider heights take several), and the most probes
+// one node is in: enough for the best designs of up to 300 nodes with 24 pairs a probe.
+constexpr std::size_t kMostNodesShared = 300;
+constexpr std::size_t kMostProbesANode = 4;
+
+// True when C(probes, t) >= m. C(probes - t + k, k) grows with k and is C(probes, t) at k = t: it
+// stops as soon as it reaches m (no overflow).
+bool enough_subsets(std::size_t probes, std::size_t t, std::size_t m) {
+  std::size_t c = 1;
+  for (std::size_t k = 1; k <= t; ++k) {
+    c = c * (probes - t + k) / k;
+    if (c >= m) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -121,6 +140,32 @@ std::optional<MultiPairScheme> multi_pair_scheme(const TargetInfo& info, const M
   return pairs;
 }
 
+std::vector<std::vector<std::uint32_t>> shared_probe_design(std::size_t m, std::size_t max_pairs) {
+  for (std::size_t probes = 3; probes < m; ++probes)
+    for (std::size_t t = 2; t <= std::min<std::size_t>(kMostProbesANode, probes - 1); ++t) {
+      if (m * t > probes * max_pairs || !enough_subsets(probes, t, m)) continue;
+      // Greedy, in lexicographic order: take a t-subset when none of its probes is full.
+      std::vector<std::vector<std::uint32_t>> design;
+      std::vector<std::size_t> load(probes, 0);
+      std::vector<std::uint32_t> subset(t);
+      for (std::size_t k = 0; k < t; ++k) subset[k] = static_cast<std::uint32_t>(k);
+      while (design.size() < m) {
+        if (std::all_of(subset.begin(), subset.end(), [&](std::uint32_t v) { return load[v] < max_pairs; })) {
+          design.push_back(subset);
+          for (std::uint32_t v : subset) ++load[v];
+        }
+        // The next t-subset of {0, ..., probes - 1}, if any.
+        std::size_t k = t;
+        while (k > 0 && subset[k - 1] == probes - t + k - 1) --k;
+        if (k == 0) break;
+        ++subset[k - 1];
+        for (std::size_t j = k; j < t; ++j) subset[j] = subset[j - 1] + 1;
+      }
+      if (design.size() == m) return design;
+    }
+  return {};
+}
+
 MultiPairPlan plan_multi_pair_proof(const Tree& tree, std::size_t max_pairs) {
   MultiPairPlan plan;
   const std::size_t n = tree.leaf_count();
@@ -142,25 +187,29 @@ MultiPairPlan plan_multi_pair_proof(const Tree& tree, std::size_t max_pairs) {
     const std::span<const NodeId> children = tree.children(v);
     plan.single_pairs.emplace_back(tree.smallest_leaf(children[0]), tree.smallest_leaf(children[1]));
   };
-  // A complete graph on V vertices: V - 1 <= max_pairs pairs a probe.
-  const std::size_t most_edges = max_pairs * (max_pairs + 1) / 2;
+  // Heights of equal width share their design.
+  std::map<std::size_t, std::vector<std::vector<std::uint32_t>>> designs;
+  const std::size_t chunk = kMostNodesShared;
   for (const std::vector<NodeId>& nodes : binary_at_height) {
-    for (std::size_t begin = 0; begin < nodes.size(); begin += most_edges) {
-      const std::size_t count = std::min(most_edges, nodes.size() - begin);
-      std::size_t vertices = 2;
-      while (vertices * (vertices - 1) / 2 < count) ++vertices;
-      if (max_pairs < 2 || vertices >= count) {  // sharing would not save a call
+    for (std::size_t begin = 0; begin < nodes.size(); begin += chunk) {
+      const std::size_t count = std::min(chunk, nodes.size() - begin);
+      auto found = designs.find(count);
+      if (found == designs.end()) found = designs.emplace(count, shared_probe_design(count, max_pairs)).first;
+      const std::vector<std::vector<std::uint32_t>>& design = found->second;
+      if (design.empty()) {  // sharing would not save a call
         for (std::size_t e = 0; e < count; ++e) alone(nodes[begin + e]);
         continue;
       }
       const std::size_t first = plan.probes.size();
-      plan.probes.resize(first + vertices);
-      std::size_t e = 0;
-      for (std::size_t a = 0; a < vertices && e < count; ++a)
-        for (std::size_t b = a + 1; b < vertices && e < count; ++b, ++e) {
-          plan.probes[first + a].push_back(nodes[begin + e]);
-          plan.probes[first + b].push_back(nodes[begin + e]);
+      for (std::size_t e = 0; e < count; ++e)
+        for (std::uint32_t probe : design[e]) {
+          if (first + probe >= plan.probes.size()) plan.probes.resize(first + probe + 1);
+          plan.probes[first + probe].push_back(nodes[begin + e]);
         }
+      // A probe the greedy design left without nodes is no call.
+      plan.probes.erase(std::remove_if(plan.probes.begin() + static_cast<std::ptrdiff_t>(first), plan.probes.end(),
+                                       [](const std::vector<NodeId>& p) { return p.empty(); }),
+                        plan.probes.end());
     }
   }
   return plan;

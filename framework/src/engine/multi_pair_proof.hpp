@@ -33,13 +33,17 @@ std::optional<MultiPairScheme> multi_pair_scheme(const TargetInfo& info, const M
 
 // The proof plan of a tree: the pairs measured alone (fused nodes' pairs, and nodes whose height
 // has too few binary nodes to share) and the multi-pair probes, each a list of binary inner nodes
-// of one height. Every binary node not measured alone is in exactly two probes, which share no
-// other node; the nodes of a probe have disjoint leaf sets.
+// of one height. Every binary node not measured alone is in t >= 2 probes, and no other node is in
+// all of them; the nodes of a probe have disjoint leaf sets.
 struct MultiPairPlan {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> single_pairs;
   std::vector<std::vector<NodeId>> probes;
 };
 MultiPairPlan plan_multi_pair_proof(const Tree& tree, std::size_t max_pairs);
+// The probes of m nodes of one height (probe indices per node: distinct t-subsets, t >= 2, at most
+// max_pairs nodes a probe, as few probes as the greedy design finds); empty when that would not
+// take fewer calls than m.
+std::vector<std::vector<std::uint32_t>> shared_probe_design(std::size_t m, std::size_t max_pairs);
 
 // Measures the plan's multi-pair probes on a single-output target (probes with further masks,
 // ProbeBatch::extra_masks: pair 0 on the probe's plus and minus leaves) and fails with

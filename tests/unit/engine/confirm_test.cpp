@@ -134,14 +134,22 @@ std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng,
   return rejected;
 }
 
+// reject_every_edit over the trees make_tree(1..count).
+template <class MakeTree>
+std::size_t reject_every_edit_of(std::uint64_t count, MakeTree make_tree, std::mt19937_64& rng,
+                                 const RevealOptions& options = quick_options()) {
+  std::size_t rejected = 0;
+  for (std::uint64_t seed = 1; seed <= count && !::testing::Test::HasFatalFailure(); ++seed)
+    rejected += reject_every_edit(make_tree(seed), rng, options);
+  return rejected;
+}
+
 TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
   std::mt19937_64 rng(11);
-  std::size_t rejected = 0;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    const std::size_t n = seed <= 36 ? 2 + seed * 3 : 250 + seed;
-    rejected += reject_every_edit(random_binary_tree(n, seed), rng);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  std::size_t rejected = reject_every_edit_of(40, [](std::uint64_t seed) {
+    return random_binary_tree(seed <= 36 ? 2 + seed * 3 : 250 + seed, seed);
+  }, rng);
+  if (::testing::Test::HasFatalFailure()) return;
   for (const Tree& t : {left_deep_tree(120), right_deep_tree(120), balanced_tree(120), lanes_tree(120, 8)})
     rejected += reject_every_edit(t, rng);
   EXPECT_GT(rejected, 4000u);
@@ -149,13 +157,9 @@ TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
 
 TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
   std::mt19937_64 rng(12);
-  std::size_t rejected = 0;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    const std::size_t n = seed <= 36 ? 3 + seed * 3 : 200 + seed;
-    rejected += reject_every_edit(random_multiway_tree(n, 2 + seed % 9, seed), rng);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  EXPECT_GT(rejected, 4000u);
+  EXPECT_GT(reject_every_edit_of(40, [](std::uint64_t seed) {
+    return random_multiway_tree(seed <= 36 ? 3 + seed * 3 : 200 + seed, 2 + seed % 9, seed);
+  }, rng), 4000u);
 }
 
 // The placement proof's multi-pair probes (src/engine/multi_pair_proof.cpp): the same edits at
@@ -168,12 +172,10 @@ RevealOptions multi_pair_options() {
 
 TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
   std::mt19937_64 rng(13);
-  std::size_t rejected = 0;
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    const std::size_t n = seed <= 26 ? 8 + seed * 5 : 250 + seed;
-    rejected += reject_every_edit(random_binary_tree(n, seed), rng, multi_pair_options());
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  std::size_t rejected = reject_every_edit_of(30, [](std::uint64_t seed) {
+    return random_binary_tree(seed <= 26 ? 8 + seed * 5 : 250 + seed, seed);
+  }, rng, multi_pair_options());
+  if (::testing::Test::HasFatalFailure()) return;
   for (const Tree& t : {balanced_tree(128), lanes_tree(120, 8), lanes_tree(160, 32), lanes_tree(96, 6)})
     rejected += reject_every_edit(t, rng, multi_pair_options());
   EXPECT_GT(rejected, 3000u);
@@ -181,18 +183,14 @@ TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
 
 TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
   std::mt19937_64 rng(14);
-  std::size_t rejected = 0;
-  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-    const std::size_t n = seed <= 26 ? 9 + seed * 5 : 200 + seed;
-    rejected += reject_every_edit(random_multiway_tree(n, 2 + seed % 5, seed), rng, multi_pair_options());
-    if (::testing::Test::HasFatalFailure()) return;
-  }
-  EXPECT_GT(rejected, 2000u);
+  EXPECT_GT(reject_every_edit_of(30, [](std::uint64_t seed) {
+    return random_multiway_tree(seed <= 26 ? 9 + seed * 5 : 200 + seed, 2 + seed % 5, seed);
+  }, rng, multi_pair_options()), 2000u);
 }
 
 // Trees that trade children between two nodes of one height, which one multi-pair probe holding
-// both cannot see (the same units are lost, the masks cancel as well): the second probe of each
-// node must. In ((0 1) (2 3)) -> ((0 3) (1 2)) the pair (0, 2) of the node above still meets at
+// both cannot see (the same units are lost, the masks cancel as well): another probe of each node
+// must. In ((0 1) (2 3)) -> ((0 3) (1 2)) the pair (0, 2) of the node above still meets at
 // the same node, so only the nodes' own probes can tell.
 TEST(Confirm, MultiPairProofRejectsNodesOfOneHeightTradingChildren) {
   const Tree golden = balanced_tree(64);
@@ -243,13 +241,13 @@ TEST(Confirm, MultiPairProofAcceptsTheTrueTreeInFewerCalls) {
       }
     }
   }
-  // 32 lanes of 128: 127 heights of 32 binary nodes, 9 probes each (a complete graph on 9
-  // vertices has 36 edges, each node one edge, each probe one vertex); then 16 nodes adding lanes
-  // (7 vertices, 21 edges) and 8 (5 vertices, 10 edges); the 4, 2 and 1 above go alone (sharing
-  // would take as many calls).
+  // 32 lanes of 128: 127 heights of 32 binary nodes in 7 probes each (35 distinct 3-subsets of 7
+  // probes, 32 x 3 / 7 < 14 nodes a probe; 6 probes have only 20 3-subsets and 15 2-subsets); then
+  // 16 nodes adding lanes (6 probes, 3 each: 20 subsets) and 8 (5 probes, 2 each: 10 subsets); the
+  // 4, 2 and 1 above go alone (sharing would take as many calls).
   TreeOracleTarget lanes(lanes_tree(4096, 32), dot);
   const RevealStats s = confirm(lanes, lanes_tree(4096, 32), multi_pair_options());
-  EXPECT_EQ(s.multi_pair_probes, 127u * 9u + 7u + 5u);
+  EXPECT_EQ(s.multi_pair_probes, 127u * 7u + 6u + 5u);
   EXPECT_EQ(s.probes, s.multi_pair_probes + 4u + 2u + 1u);
   EXPECT_EQ(s.probes, lanes.probes_evaluated);
 }
