@@ -252,6 +252,94 @@ TEST(Confirm, MultiPairProofAcceptsTheTrueTreeInFewerCalls) {
   EXPECT_EQ(s.probes, lanes.probes_evaluated);
 }
 
+// A float32 kernel of `lanes` lanes combined pairwise (lanes_tree), reading its inputs through
+// ProbeVectors as the blas and eigen targets do, so the multi-pair probes go through the further
+// masks and real float additions; `swap` exchanges the places of two leaves in its loop.
+class FloatLanesTarget final : public Target {
+ public:
+  FloatLanesTarget(std::size_t n, std::size_t lanes, std::pair<std::size_t, std::size_t> swap = {0, 0})
+      : lanes_(lanes), order_(n), inputs_(n) {
+    info_.n = n;
+    info_.traits.input = info_.traits.accumulator = info_.traits.output = Format::float32;
+    info_.extra_masks = true;
+    for (std::size_t k = 0; k < n; ++k) order_[k] = k;
+    std::swap(order_[swap.first], order_[swap.second]);
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
+      inputs_.load(batch, p);
+      outputs[p] = run(inputs_.a());
+    }
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    for (std::size_t r = 0; r < batch.rows; ++r) {
+      inputs_.load(batch, r);
+      outputs[r] = run(inputs_.a());
+    }
+  }
+
+ private:
+  double run(const float* a) const {
+    std::vector<float> lane(lanes_);
+    for (std::size_t j = 0; j < lanes_; ++j) lane[j] = a[order_[j]];
+    for (std::size_t k = lanes_; k < order_.size(); ++k) lane[k % lanes_] += a[order_[k]];
+    while (lane.size() > 1) {
+      std::vector<float> next;
+      for (std::size_t i = 0; i + 1 < lane.size(); i += 2) next.push_back(lane[i] + lane[i + 1]);
+      if (lane.size() % 2 == 1) next.push_back(lane.back());
+      lane = std::move(next);
+    }
+    return lane[0];
+  }
+  TargetInfo info_;
+  std::size_t lanes_;
+  std::vector<std::size_t> order_;
+  ProbeVectors<float> inputs_;
+};
+
+TEST(Confirm, MultiPairProofOnARealFloatKernel) {
+  FloatLanesTarget same(1024, 16);
+  const RevealStats s = confirm(same, lanes_tree(1024, 16), multi_pair_options());
+  EXPECT_TRUE(s.confirmed);
+  EXPECT_GT(s.multi_pair_probes, 0u);
+  EXPECT_LT(2 * s.target_calls, 1023u);  // 16 nodes a height in 6 probes, against 16 with one pair a probe
+  // Two leaves of one lane, of two lanes, at the start and deep in the chains.
+  for (const auto& swap : {std::pair<std::size_t, std::size_t>{3, 35}, {40, 41}, {500, 516}, {1, 1000}}) {
+    FloatLanesTarget swapped(1024, 16, swap);
+    EXPECT_THROW(confirm(swapped, lanes_tree(1024, 16), multi_pair_options()), RevealFailure)
+        << swap.first << " <-> " << swap.second;
+  }
+}
+
+TEST(Confirm, ProbeVectorsSetFurtherMasksAndPutTheUnitsBack) {
+  const MaskScheme scheme = choose_mask_scheme(FloatLanesTarget(8, 2).info().traits, 8);
+  Background all;
+  all.id = Background::next_id();
+  const Background* backgrounds[] = {&all};
+  const Probe probes[] = {{0, 1, 0}, {2, 3, 0}};
+  const std::uint32_t extra_begin[] = {0, 2, 2};
+  const ExtraMask extras[] = {{4, {8.0, 1.0}}, {6, {-8.0, 1.0}}};
+  ProbeBatch batch;
+  batch.values = &scheme.values;
+  batch.backgrounds = backgrounds;
+  batch.probes = probes;
+  batch.extra_begin = extra_begin;
+  batch.extra_masks = extras;
+  EXPECT_EQ(batch.leaf(0, 4).a, 8.0);
+  EXPECT_EQ(batch.leaf(0, 6).a, -8.0);
+  EXPECT_EQ(batch.leaf(1, 4).a, scheme.values.unit.a);
+  ProbeVectors<float> vectors(8);
+  vectors.load(batch, 0);
+  EXPECT_EQ(vectors.a()[4], 8.0f);
+  EXPECT_EQ(vectors.a()[6], -8.0f);
+  vectors.load(batch, 1);
+  EXPECT_EQ(vectors.a()[4], static_cast<float>(scheme.values.unit.a));
+  EXPECT_EQ(vectors.a()[6], static_cast<float>(scheme.values.unit.a));
+  EXPECT_EQ(vectors.a()[0], static_cast<float>(scheme.values.unit.a));
+  EXPECT_EQ(vectors.a()[2], static_cast<float>(scheme.values.plus.a));
+}
+
 // All trees over up to 5 leaves (236 for n = 5), every pair: confirm passes exactly when the
 // target's tree is the known one.
 TEST(Confirm, TellsEveryTreeOfUpToFiveLeavesFromEveryOther) {
