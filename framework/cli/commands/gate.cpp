@@ -264,6 +264,16 @@ int run_gate(const GateOptions& options, bool update) {
   reporter->run_finished({results, obsolete, counts, options.unreferenced,
                           kept ? review_command_for(options, selection, *runner_options.pending) : "", overrides});
 
+  // A case the suite's configuration broke is the suite's error, not the library's: the status
+  // that tells a CI log "fix the suite" (the reports above name each case and why).
+  const auto misconfigured = std::count_if(results.begin(), results.end(),
+                                           [](const CaseResult& r) { return r.configuration_error; });
+  if (misconfigured != 0) {
+    std::cerr << "fprev-golden " << (update ? "update" : "check") << ": error: " << misconfigured
+              << (misconfigured == 1 ? " case has" : " cases have")
+              << " a configuration error (a backend setting or case parameter refused, named above)\n";
+    return kExitUsage;
+  }
   if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;
   if (update && compared_nothing(options, counts)) {

@@ -105,6 +105,11 @@ struct TargetInfo {
   // inputs with fprev::ProbeVectors or ProbeBatch::leaf does): the placement proof then sends
   // probes with several +M/-M pairs (src/engine/multi_pair_proof.cpp).
   bool extra_masks = false;
+  // Jobs the backend launched to make this target: an MPI job (launcher and ranks) is 1; 0 when
+  // the target runs on a job an earlier target started and left running (the mpi backend keeps
+  // one per launch), and for every backend without jobs. The gate adds them up per case
+  // (`stats.jobs_started`).
+  std::size_t jobs_started = 0;
   bool is_grid() const { return !grid.single(); }
 };
 
