@@ -290,6 +290,7 @@ std::vector<double> ProbeSession::measure_with_extras(const ProbeValues& values,
     begin = end;
     check_budget();
   }
+  stream.calls.clear();  // they point at all_active, which ends here
   return outputs;
 }
 
