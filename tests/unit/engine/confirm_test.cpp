@@ -255,32 +255,17 @@ TEST(Confirm, MultiPairProofAcceptsTheTrueTreeInFewerCalls) {
 // A float32 kernel of `lanes` lanes combined pairwise (lanes_tree), reading its inputs through
 // ProbeVectors as the blas and eigen targets do, so the multi-pair probes go through the further
 // masks and real float additions; `swap` exchanges the places of two leaves in its loop.
-class FloatLanesTarget final : public Target {
+class FloatLanesTarget final : public testing::FloatKernelTarget {
  public:
   FloatLanesTarget(std::size_t n, std::size_t lanes, std::pair<std::size_t, std::size_t> swap = {0, 0})
-      : lanes_(lanes), order_(n), inputs_(n) {
-    info_.n = n;
-    info_.traits.input = info_.traits.accumulator = info_.traits.output = Format::float32;
+      : FloatKernelTarget(n), lanes_(lanes), order_(n) {
     info_.extra_masks = true;
     for (std::size_t k = 0; k < n; ++k) order_[k] = k;
     std::swap(order_[swap.first], order_[swap.second]);
   }
-  const TargetInfo& info() const override { return info_; }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
-      inputs_.load(batch, p);
-      outputs[p] = run(inputs_.a());
-    }
-  }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    for (std::size_t r = 0; r < batch.rows; ++r) {
-      inputs_.load(batch, r);
-      outputs[r] = run(inputs_.a());
-    }
-  }
 
  private:
-  double run(const float* a) const {
+  double run(const float* a) const override {
     std::vector<float> lane(lanes_);
     for (std::size_t j = 0; j < lanes_; ++j) lane[j] = a[order_[j]];
     for (std::size_t k = lanes_; k < order_.size(); ++k) lane[k % lanes_] += a[order_[k]];
@@ -292,10 +277,8 @@ class FloatLanesTarget final : public Target {
     }
     return lane[0];
   }
-  TargetInfo info_;
   std::size_t lanes_;
   std::vector<std::size_t> order_;
-  ProbeVectors<float> inputs_;
 };
 
 TEST(Confirm, MultiPairProofOnARealFloatKernel) {
@@ -429,36 +412,18 @@ TEST(Confirm, ValidatesOutputsAndLeafCounts) {
 // Adds the largest magnitudes first: the masks cancel before any unit is added, whatever their
 // positions, so every probe reads l = 2, as with an exact (order-independent) sum such as ExBLAS
 // (Collange et al., Parallel Computing 2015). No tree gives those answers.
-class LargestFirstTarget : public Target {
+class LargestFirstTarget final : public testing::FloatKernelTarget {
  public:
-  explicit LargestFirstTarget(std::size_t n) : inputs_(n) {
-    info_.n = n;
-    info_.traits.input = info_.traits.accumulator = info_.traits.output = Format::float32;
-  }
-  const TargetInfo& info() const override { return info_; }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
-      inputs_.load(batch, p);
-      outputs[p] = largest_first(inputs_.a());
-    }
-  }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    for (std::size_t r = 0; r < batch.rows; ++r) {
-      inputs_.load(batch, r);
-      outputs[r] = largest_first(inputs_.a());
-    }
-  }
+  explicit LargestFirstTarget(std::size_t n) : FloatKernelTarget(n) {}
 
  private:
-  double largest_first(const float* a) const {
+  double run(const float* a) const override {
     std::vector<float> v(a, a + info_.n);
     std::stable_sort(v.begin(), v.end(), [](float x, float y) { return std::fabs(x) > std::fabs(y); });
     float s = 0;
     for (float x : v) s += x;
     return s;
   }
-  TargetInfo info_;
-  ProbeVectors<float> inputs_;
 };
 
 TEST(Confirm, RejectsATargetThatFollowsNoTree) {
