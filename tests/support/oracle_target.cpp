@@ -34,6 +34,7 @@ TreeOracleTarget::TreeOracleTarget(Tree tree, std::optional<NumericTraits> trait
   info_.n = tree_.leaf_count();
   info_.traits = traits ? *traits : default_traits(tree_);
   info_.max_batch = max_batch;
+  info_.extra_masks = true;  // probes with several pairs are simulated
   info_.description = "tree oracle, n=" + std::to_string(info_.n);
 
   // Depth-first leaf ranks, top-down (parents have larger ids than their children): the leaves
@@ -133,6 +134,16 @@ void TreeOracleTarget::evaluate(const ProbeBatch& batch, std::span<double> outpu
       }
     }
 
+    if (!batch.extras(p).empty()) {
+      // Several pairs: what the tree computes, bitwise (simulate_sum under the traits).
+      std::vector<double> values(info_.n);
+      for (std::size_t k = 0; k < info_.n; ++k) values[k] = batch.leaf(p, static_cast<std::uint32_t>(k)).value();
+      const NumericTraits& t = info_.traits;
+      outputs[p] = nan_probes_ ? std::numeric_limits<double>::quiet_NaN()
+                               : simulate_sum(tree_, values, t.accumulator, t.output, t.fused_extra_bits);
+      ++probes_evaluated;
+      continue;
+    }
     std::int64_t count = static_cast<std::int64_t>(unmasked_count(probe, *background, ranks));
     if (wrong_pair_ && ((wrong_pair_->a == probe.plus && wrong_pair_->b == probe.minus) ||
                         (wrong_pair_->a == probe.minus && wrong_pair_->b == probe.plus))) {

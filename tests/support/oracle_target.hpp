@@ -6,7 +6,8 @@
 //   (active leaves not under LCA(plus, minus)) * unit.
 // Each probe costs O(log n) (LcaIndex, and a binary search over the active leaves' positions in
 // depth-first leaf order, cached per background id). Counts are not rounded to the output format:
-// the oracle is exact at any n. Value batches are answered by simulate_sum under the traits.
+// the oracle is exact at any n. Value batches, and probes with further masks (several +M/-M pairs,
+// ProbeBatch::extra_masks), are answered by simulate_sum under the traits.
 //
 // Misuse by the engine (plus == minus, leaf or background index out of range, a batch larger than
 // max_batch, a malformed background) throws std::logic_error. For engine tests it can misbehave on

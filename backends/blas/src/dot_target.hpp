@@ -26,6 +26,7 @@ class DotTarget final : public Target {
     info_.traits.exact_arithmetic_model = false;
     info_.max_batch = 1;
     info_.alignment = AlignmentSupport::honours_offsets;  // ProbeVectors places x and y at the offset
+    info_.extra_masks = true;                              // and sets a probe's further masks
   }
 
   const TargetInfo& info() const override { return info_; }

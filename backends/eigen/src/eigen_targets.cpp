@@ -23,6 +23,7 @@ class VectorTarget final : public Target {
     info_.traits.exact_arithmetic_model = dot == nullptr;
     info_.max_batch = 1;
     info_.alignment = AlignmentSupport::honours_offsets;  // ProbeVectors places the Maps' data
+    info_.extra_masks = true;                              // and sets a probe's further masks
   }
   const TargetInfo& info() const override { return info_; }
   void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {

@@ -44,6 +44,7 @@ class ReferenceTarget final : public Target {
     info_.max_batch = 1;
     // ProbeVectors places the inputs at the batch's offset; aligned_peel's order depends on it.
     info_.alignment = AlignmentSupport::honours_offsets;
+    info_.extra_masks = !info_.is_grid();  // ProbeVectors sets a probe's further masks
     nan_threshold_ = nan_threshold(info_.traits.accumulator);
     switch (spec.order) {
       case Order::strided_pairwise:

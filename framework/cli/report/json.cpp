@@ -132,6 +132,7 @@ Json alignment_stats_to_json(const AlignmentStats& stats) {
   json["proofs_failed"] = stats.proofs_failed;
   json["reveals"] = stats.reveals;
   json["probes"] = stats.probes;
+  json["multi_pair_probes"] = stats.multi_pair_probes;
   json["target_calls"] = stats.target_calls;
   json["seconds"] = stats.seconds;
   return json;

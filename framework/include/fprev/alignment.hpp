@@ -91,6 +91,8 @@ struct AlignmentStats {
   std::size_t proofs_failed = 0;
   std::size_t reveals = 0;     // placements no known class's proof held at
   std::size_t probes = 0;      // probes of all the proofs and reveals
+  // Of `probes`: proof probes that carried several +M/-M pairs (ProbeBatch::extra_masks).
+  std::size_t multi_pair_probes = 0;
   std::size_t target_calls = 0;  // calls into the target at every placement (probes and value batches)
   double seconds = 0.0;
 };

@@ -56,9 +56,16 @@ class ProbeVectors {
     } else {
       restore(last_plus_);
       restore(last_minus_);
+      for (std::uint32_t k : last_extras_) restore(k);
     }
+    last_extras_.clear();
     set(probe.plus, batch.values->plus);
     set(probe.minus, batch.values->minus);
+    for (const ExtraMask& extra : batch.extras(p)) {
+      if (extra.leaf >= n_) throw TargetError("probe vectors: a further mask on leaf " + std::to_string(extra.leaf));
+      set(extra.leaf, extra.value);
+      last_extras_.push_back(extra.leaf);
+    }
     last_plus_ = probe.plus;
     last_minus_ = probe.minus;
   }
@@ -136,6 +143,7 @@ class ProbeVectors {
       for (std::uint32_t k : active_) set(k, unit);
     }
     last_plus_ = last_minus_ = static_cast<std::uint32_t>(n_);
+    last_extras_.clear();
   }
 
   std::size_t n_;
@@ -149,6 +157,7 @@ class ProbeVectors {
   bool all_active_ = true;
   std::vector<std::uint32_t> active_;
   std::uint32_t last_plus_ = 0, last_minus_ = 0;
+  std::vector<std::uint32_t> last_extras_;  // leaves of the last probe's further masks
 };
 
 // Writes the factors of probe p into one row (length n) of a batched operand, e.g. row p of A for a
@@ -170,6 +179,7 @@ void write_probe_row(const ProbeBatch& batch, std::size_t p, std::size_t n, T* a
   }
   a_row[probe.plus] = encode(batch.values->plus.a);
   a_row[probe.minus] = encode(batch.values->minus.a);
+  for (const ExtraMask& extra : batch.extras(p)) a_row[extra.leaf] = encode(extra.value.a);
   if (b_out != nullptr) {
     for (std::size_t k = 0; k < n; ++k) b_out[k] = encode(batch.leaf(p, static_cast<std::uint32_t>(k)).b);
   }

@@ -117,6 +117,9 @@ struct RevealStats {
   // reveal; and the probes that proof set took (also when it failed and a reveal followed).
   bool confirmed = false;
   std::size_t confirm_probes = 0;
+  // Of `probes`, in a confirmation with RevealOptions::multi_pair_proofs: the proof probes that
+  // carried several +M/-M pairs at once (ProbeBatch::extra_masks).
+  std::size_t multi_pair_probes = 0;
   // Probe streams that measured probes concurrently (1: all on the caller's target). With several,
   // target_seconds adds up the time inside every stream's target, so it can exceed total_seconds.
   std::size_t streams = 1;
@@ -183,6 +186,12 @@ struct RevealOptions {
   // instead of revealing it; a failed proof falls back to the reveal. The tree is the same either
   // way, only the probe count changes (about 2n instead of n log n for a pairwise sum).
   bool guess_siblings = true;
+  // confirm() of a single-output target that takes further masks (TargetInfo::extra_masks) proves
+  // the binary nodes of the tree with probes that carry several +M/-M pairs each (9 calls for 64
+  // binary nodes of one height instead of 64; src/engine/multi_pair_proof.cpp has the argument),
+  // where the formats leave room for them.
+  // The placement (alignment) check turns it on; the proof means the same either way.
+  bool multi_pair_proofs = false;
   std::function<void(const Progress&)> on_progress;  // called now and then; may be empty
   // Probe streams: independent probes of a single-output target (every l(i,j) of a wave) are
   // measured on `streams` targets at once, each on its own thread with its own buffers: the

@@ -101,6 +101,10 @@ struct TargetInfo {
   // GEMM/GEMV targets that honour ProbeBatch::leading_pad: their leading dimensions (lda, ldb,
   // ldc) grow by that many elements, so columns start at other offsets from a 64-byte boundary.
   bool leading_dimensions = false;
+  // Single-output targets that honour ProbeBatch::extra_masks (every target that builds its probe
+  // inputs with fprev::ProbeVectors or ProbeBatch::leaf does): the placement proof then sends
+  // probes with several +M/-M pairs (src/engine/multi_pair_proof.cpp).
+  bool extra_masks = false;
   // Jobs the backend launched to make this target: an MPI job (launcher and ranks) is 1; 0 when
   // the target runs on a job an earlier target started and left running (the mpi backend keeps
   // one per launch), and for every backend without jobs. The gate adds them up per case
@@ -143,6 +147,14 @@ struct Probe {
   std::uint32_t background = 0;  // index into ProbeBatch::backgrounds
 };
 
+// A further mask on one leaf of a probe: probes of the placement proof carry several +M/-M pairs of
+// different magnitudes (src/engine/multi_pair_proof.cpp). The leaf takes `value` instead of its
+// background's; it is never the probe's plus or minus leaf.
+struct ExtraMask {
+  std::uint32_t leaf = 0;
+  SummandValue value;
+};
+
 struct ProbeBatch {
   const ProbeValues* values = nullptr;
   std::span<const Background* const> backgrounds;
@@ -156,8 +168,18 @@ struct ProbeBatch {
   // TargetInfo::leading_dimensions); the engine sets them only for those (the alignment check).
   std::size_t offset = 0;
   std::size_t leading_pad = 0;
+  // Further masks (only for targets with TargetInfo::extra_masks; empty otherwise): those of probe
+  // p are extra_masks[extra_begin[p], extra_begin[p + 1]), so extra_begin holds probes.size() + 1
+  // ascending indices into extra_masks, or nothing.
+  std::span<const std::uint32_t> extra_begin;
+  std::span<const ExtraMask> extra_masks;
 
-  // The factors of leaf k in probe p (O(log |active|) for sparse backgrounds).
+  // The further masks of probe p.
+  std::span<const ExtraMask> extras(std::size_t p) const {
+    if (extra_begin.empty()) return {};
+    return extra_masks.subspan(extra_begin[p], extra_begin[p + 1] - extra_begin[p]);
+  }
+  // The factors of leaf k in probe p (O(log |active|) for sparse backgrounds, plus O(extras)).
   SummandValue leaf(std::size_t p, std::uint32_t k) const;
 };
 

@@ -56,6 +56,7 @@
 #include <sstream>
 
 #include "entry_checks.hpp"
+#include "multi_pair_proof.hpp"
 
 namespace fprev {
 
@@ -108,10 +109,12 @@ void check_leaf_count(const Tree& tree, std::size_t n) {
 // leaf of the rest. l(i,j) = l(j,i) in any tree, but an arithmetic that keeps +M + u == M without
 // keeping -M + u == -M (rounding toward zero) breaks the masked construction only when -M comes
 // first; alternating catches it on either orientation of the tree, as a reveal's sampled probes do.
-std::vector<std::pair<std::uint32_t, std::uint32_t>> probe_pairs(const Tree& tree) {
-  auto pairs = confirm_pairs(tree);
+std::vector<std::pair<std::uint32_t, std::uint32_t>> alternated(std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs) {
   for (std::size_t k = 1; k < pairs.size(); k += 2) std::swap(pairs[k].first, pairs[k].second);
   return pairs;
+}
+std::vector<std::pair<std::uint32_t, std::uint32_t>> probe_pairs(const Tree& tree) {
+  return alternated(confirm_pairs(tree));
 }
 
 [[noreturn]] void fail_proof(const Tree& tree, const LcaIndex& lca, std::uint32_t i, std::uint32_t j,
@@ -130,10 +133,10 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> probe_pairs(const Tree& tre
              "steps fused into one)");
 }
 
-// Single-output targets: every proof pair, batched.
-void measure_proof(ProbeSession& session, const Tree& tree, RevealStats& stats) {
+// Single-output targets: proof pairs, batched.
+void measure_pairs(ProbeSession& session, const Tree& tree,
+                   const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, RevealStats& stats) {
   const auto n = static_cast<std::uint32_t>(tree.leaf_count());
-  const auto pairs = probe_pairs(tree);
   std::vector<ProbeRequest> requests;
   requests.reserve(pairs.size());
   for (const auto& [i, j] : pairs) requests.push_back({i, j, session.all_active(), n});
@@ -147,6 +150,20 @@ void measure_proof(ProbeSession& session, const Tree& tree, RevealStats& stats) 
     if (measured[k].saturated || measured[k].l != lca.leaf_count(i, j))
       fail_proof(tree, lca, i, j, measured[k], n, "");
   }
+}
+
+// Single-output targets: the whole proof, its binary nodes on multi-pair probes where the options
+// ask for them and the formats allow (multi_pair_proof.cpp), else one pair a probe.
+void measure_proof(ProbeSession& session, const Tree& tree, const RevealOptions& options, RevealStats& stats) {
+  std::optional<MultiPairScheme> multi;
+  if (options.multi_pair_proofs) multi = multi_pair_scheme(session.info(), session.scheme());
+  if (!multi) {
+    measure_pairs(session, tree, probe_pairs(tree), stats);
+    return;
+  }
+  const MultiPairPlan plan = plan_multi_pair_proof(tree, multi->max_pairs);
+  measure_pairs(session, tree, alternated(plan.single_pairs), stats);
+  measure_multi_pair_probes(session, tree, plan, *multi, stats);
 }
 
 // Grid targets. A proof pair of class K placed on a line (a row, or a column where the target
@@ -338,7 +355,7 @@ RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& optio
   ProbeSession session(target, scheme, options, stats);
   session.expect_probes(count_confirm_probes(tree));
   const ValueRecord before = check_determinism(session, options);
-  measure_proof(session, tree, stats);
+  measure_proof(session, tree, options, stats);
   const std::size_t calls_before_verification = stats.target_calls;
   check_fused_nodes(info, tree, single_runner(session), stats);
   check_tree(session, tree, options, 0, false, stats);  // simulation only: the probes are done

@@ -251,6 +251,49 @@ void ProbeSession::measure_on(Stream& stream, std::span<const ProbeRequest> requ
   }
 }
 
+std::vector<double> ProbeSession::measure_with_extras(const ProbeValues& values, std::span<const Probe> probes,
+                                                      std::span<const std::uint32_t> extra_begin,
+                                                      std::span<const ExtraMask> extras) {
+  if (!info_.extra_masks || info_.is_grid() || extra_begin.size() != probes.size() + 1)
+    fail(Finding::inconsistent_structure, "internal: probes with further masks for a target that does not take them");
+  const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
+  Stream& stream = streams_[0];
+  const Background* const all_active[1] = {&all_active_};
+  std::vector<double> outputs(probes.size());
+  for (std::size_t begin = 0; begin < probes.size();) {
+    const std::size_t end = std::min(probes.size(), begin + calls_per_run(stream) * batch);
+    stream.calls.clear();
+    for (std::size_t call = begin; call < end; call += batch) {
+      const std::size_t count = std::min(end - call, batch);
+      ProbeBatch b;
+      b.values = &values;
+      b.backgrounds = all_active;
+      b.probes = probes.subspan(call, count);
+      b.extra_begin = extra_begin.subspan(call, count + 1);
+      b.extra_masks = extras;
+      stream.calls.push_back(b);
+    }
+    const auto start = Clock::now();
+    std::size_t done = 0;
+    try {
+      target_.evaluate_probe_calls(stream.calls, std::span<double>(outputs).subspan(begin, end - begin), done);
+    } catch (const TargetError&) {
+      stats_.target_calls += done;
+      stats_.probes += std::min(end - begin, done * batch);
+      rethrow_target_failure(std::current_exception(), nullptr);
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    note_run(stream, stream.calls.size(), seconds);
+    stats_.target_seconds += seconds;
+    stats_.target_calls += stream.calls.size();
+    stats_.probes += end - begin;
+    begin = end;
+    check_budget();
+  }
+  stream.calls.clear();  // they point at all_active, which ends here
+  return outputs;
+}
+
 // Splitting pays when every stream gets many calls: a dispatch costs microseconds, a dot call of a
 // few thousand summands about as much.
 std::size_t ProbeSession::streams_for(std::size_t requests) const {

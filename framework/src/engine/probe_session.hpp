@@ -60,6 +60,14 @@ class ProbeSession {
   // Single-output targets: measures every request, in as few target calls as the batch allows.
   void measure(std::span<const ProbeRequest> requests, std::span<Measurement> out);
 
+  // Single-output targets with TargetInfo::extra_masks: probes with every leaf active, +-M of
+  // `values` on their plus and minus leaves and further masks (probe k: extras[extra_begin[k],
+  // extra_begin[k + 1])), in as few calls as the batch allows, on the caller's target. Returns the
+  // raw outputs (the multi-pair proof decodes them against its own prediction).
+  std::vector<double> measure_with_extras(const ProbeValues& values, std::span<const Probe> probes,
+                                          std::span<const std::uint32_t> extra_begin,
+                                          std::span<const ExtraMask> extras);
+
   // Grid targets: one call with request p on row (or column) p, lines.size() <= the lines of the
   // grid; `out` receives every element's measurement, row-major (elements of idle lines: {0, true}
   // and never read). Every element of a used line is decoded and validated; a bad one fails with its

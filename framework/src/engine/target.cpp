@@ -27,6 +27,8 @@ SummandValue ProbeBatch::leaf(std::size_t p, std::uint32_t k) const {
   const Probe& probe = probes[p];
   if (k == probe.plus) return values->plus;
   if (k == probe.minus) return values->minus;
+  for (const ExtraMask& extra : extras(p))
+    if (extra.leaf == k) return extra.value;
   const Background& background = *backgrounds[probe.background];
   const bool active =
       background.all_active ||

@@ -250,6 +250,7 @@ Json to_json(const TargetInfo& info) {
           {"columns_placement", info.columns_placement},
           {"alignment", to_string(info.alignment)},
           {"leading_dimensions", info.leading_dimensions},
+          {"extra_masks", info.extra_masks},
           {"jobs_started", info.jobs_started}};
 }
 
@@ -278,6 +279,7 @@ TargetInfo target_info_from_json(const Json& json) {
   else if (alignment == "ignores") info.alignment = AlignmentSupport::ignores;
   else throw ProtocolError("unknown alignment support '" + alignment + "'");
   info.leading_dimensions = json.value("leading_dimensions", false);
+  info.extra_masks = json.value("extra_masks", false);
   info.jobs_started = json.value("jobs_started", std::size_t{0});
   if (info.n == 0 || info.grid.rows == 0 || info.grid.columns == 0)
     throw ProtocolError("a target with no summands or an empty grid");

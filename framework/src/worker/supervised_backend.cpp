@@ -131,7 +131,7 @@ class SupervisedTarget final : public Target {
     // The distinct backgrounds of the run, and each call's list of them.
     std::map<const Background*, std::uint32_t> index;
     std::vector<const Background*> unique;
-    std::size_t probes = 0, list_entries = 0, active = 0, output_count = 0;
+    std::size_t probes = 0, list_entries = 0, active = 0, output_count = 0, extras = 0;
     for (const ProbeBatch& call : calls) {
       for (const Background* b : call.backgrounds)
         if (index.emplace(b, static_cast<std::uint32_t>(unique.size())).second) {
@@ -141,6 +141,7 @@ class SupervisedTarget final : public Target {
       probes += call.probes.size();
       list_entries += call.backgrounds.size();
       output_count += outputs_of_call(info_, call);
+      for (std::size_t p = 0; p < call.probes.size(); ++p) extras += call.extras(p).size();
     }
     if (outputs.size() != output_count) throw TargetError("internal: outputs of another size than the calls'");
     Layout layout;
@@ -151,6 +152,11 @@ class SupervisedTarget final : public Target {
     const std::size_t at_backgrounds = layout.add<std::uint64_t>(4 * unique.size());
     const std::size_t at_active = layout.add<std::uint32_t>(active);
     const std::size_t at_outputs = layout.add<double>(output_count);
+    // Further masks (probes with several pairs), only when some probe has them: per probe the
+    // index of its first one (and one past the last probe's), their leaves, their factors a, b.
+    const std::size_t at_extra_begin = extras > 0 ? layout.add<std::uint32_t>(probes + 1) : 0;
+    const std::size_t at_extra_leaves = extras > 0 ? layout.add<std::uint32_t>(extras) : 0;
+    const std::size_t at_extra_values = extras > 0 ? layout.add<double>(2 * extras) : 0;
     SharedMemory& shm = worker_->shared_memory();
     shm.reserve(layout.bytes());
     const ProbeValues& v = *calls[0].values;
@@ -159,7 +165,7 @@ class SupervisedTarget final : public Target {
     auto* call_table = shm.at<std::uint32_t>(at_calls);
     auto* lists = shm.at<std::uint32_t>(at_lists);
     auto* probe_table = shm.at<std::uint32_t>(at_probes);
-    std::size_t list_at = 0, probe_at = 0;
+    std::size_t list_at = 0, probe_at = 0, extra_at = 0;
     for (std::size_t c = 0; c < calls.size(); ++c) {
       const ProbeBatch& call = calls[c];
       if (call.values != calls[0].values && std::memcmp(call.values, calls[0].values, sizeof(ProbeValues)) != 0)
@@ -168,13 +174,24 @@ class SupervisedTarget final : public Target {
       call_table[3 * c + 1] = static_cast<std::uint32_t>(list_at);
       call_table[3 * c + 2] = static_cast<std::uint32_t>(call.backgrounds.size());
       for (const Background* b : call.backgrounds) lists[list_at++] = index.at(b);
-      for (const Probe& p : call.probes) {
+      for (std::size_t k = 0; k < call.probes.size(); ++k) {
+        const Probe& p = call.probes[k];
         probe_table[3 * probe_at] = p.plus;
         probe_table[3 * probe_at + 1] = p.minus;
         probe_table[3 * probe_at + 2] = p.background;
+        if (extras > 0) {
+          shm.at<std::uint32_t>(at_extra_begin)[probe_at] = static_cast<std::uint32_t>(extra_at);
+          for (const ExtraMask& extra : call.extras(k)) {
+            shm.at<std::uint32_t>(at_extra_leaves)[extra_at] = extra.leaf;
+            shm.at<double>(at_extra_values)[2 * extra_at] = extra.value.a;
+            shm.at<double>(at_extra_values)[2 * extra_at + 1] = extra.value.b;
+            ++extra_at;
+          }
+        }
         ++probe_at;
       }
     }
+    if (extras > 0) shm.at<std::uint32_t>(at_extra_begin)[probe_at] = static_cast<std::uint32_t>(extra_at);
     auto* background_table = shm.at<std::uint64_t>(at_backgrounds);
     auto* active_list = shm.at<std::uint32_t>(at_active);
     std::size_t active_at = 0;
@@ -188,13 +205,18 @@ class SupervisedTarget final : public Target {
       if (count > 0) std::memcpy(active_list + active_at, b.active.data(), count * sizeof(std::uint32_t));
       active_at += count;
     }
-    const Json sections = {{"values", {at_values, 6}},
-                           {"calls", {at_calls, 3 * calls.size()}},
-                           {"call_backgrounds", {at_lists, list_entries}},
-                           {"probes", {at_probes, 3 * probes}},
-                           {"backgrounds", {at_backgrounds, 4 * unique.size()}},
-                           {"active", {at_active, active}},
-                           {"outputs", {at_outputs, output_count}}};
+    Json sections = {{"values", {at_values, 6}},
+                     {"calls", {at_calls, 3 * calls.size()}},
+                     {"call_backgrounds", {at_lists, list_entries}},
+                     {"probes", {at_probes, 3 * probes}},
+                     {"backgrounds", {at_backgrounds, 4 * unique.size()}},
+                     {"active", {at_active, active}},
+                     {"outputs", {at_outputs, output_count}}};
+    if (extras > 0) {
+      sections["extra_begin"] = {at_extra_begin, probes + 1};
+      sections["extra_leaves"] = {at_extra_leaves, extras};
+      sections["extra_values"] = {at_extra_values, 2 * extras};
+    }
     const Probe& first = calls[0].probes.empty() ? Probe{} : calls[0].probes[0];
     const std::string what = calls.size() == 1
                                  ? "a call of " + std::to_string(probes) + (probes == 1 ? " probe" : " probes") +

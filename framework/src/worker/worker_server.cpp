@@ -4,6 +4,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <functional>
@@ -180,6 +181,23 @@ class Server {
     probes_.resize(probe_table.size() / 3);
     for (std::size_t k = 0; k < probes_.size(); ++k)
       probes_[k] = {probe_table[3 * k], probe_table[3 * k + 1], probe_table[3 * k + 2]};
+    // Further masks (probes with several pairs): optional sections.
+    std::span<const std::uint32_t> extra_begin;
+    extra_masks_.clear();
+    if (sections.contains("extra_begin")) {
+      if (!t.info().extra_masks) throw ProtocolError("further masks for a target that does not take them");
+      extra_begin = section<const std::uint32_t>(sections, "extra_begin");
+      const auto leaves = section<const std::uint32_t>(sections, "extra_leaves");
+      const auto factors = section<const double>(sections, "extra_values");
+      if (extra_begin.size() != probes_.size() + 1 || factors.size() != 2 * leaves.size() ||
+          extra_begin.front() != 0 || extra_begin.back() != leaves.size() ||
+          !std::is_sorted(extra_begin.begin(), extra_begin.end()))
+        throw ProtocolError("malformed further-mask sections");
+      for (std::size_t k = 0; k < leaves.size(); ++k) {
+        if (leaves[k] >= t.info().n) throw ProtocolError("a further mask outside the leaves");
+        extra_masks_.push_back({leaves[k], {factors[2 * k], factors[2 * k + 1]}});
+      }
+    }
     calls_.clear();
     std::size_t probe_begin = 0, total_outputs = 0;
     const Placement placement = placement_of(request);
@@ -191,6 +209,10 @@ class Server {
       call.values = &values;
       call.backgrounds = std::span<const Background* const>(background_pointers_).subspan(bg_begin, bg_count);
       call.probes = std::span<const Probe>(probes_).subspan(probe_begin, count);
+      if (!extra_begin.empty()) {
+        call.extra_begin = extra_begin.subspan(probe_begin, count + 1);
+        call.extra_masks = extra_masks_;
+      }
       call.placement = placement;
       call.offset = request.value("offset", std::size_t{0});
       call.leading_pad = request.value("leading_pad", std::size_t{0});
@@ -246,6 +268,7 @@ class Server {
   std::vector<Background> backgrounds_;
   std::vector<const Background*> background_pointers_;
   std::vector<Probe> probes_;
+  std::vector<ExtraMask> extra_masks_;
   std::vector<ProbeBatch> calls_;
   std::vector<ValueBatch> value_calls_;
 };

@@ -80,12 +80,13 @@ TEST(Confirm, AcceptsTheTrueTreeWithExactlyTheProofProbes) {
 
 // Every kind of edit at every inner node of the tree; each edit that changes the tree must be
 // rejected. Returns how many were.
-std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng) {
+std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng,
+                              const RevealOptions& options = quick_options()) {
   std::size_t rejected = 0;
   const auto expect_rejected = [&](const EditableTree& edited, const char* what, NodeId v) {
     const Tree changed = edited.build();
     if (changed == golden) return;
-    const std::optional<Finding> finding = confirm_outcome(changed, golden);
+    const std::optional<Finding> finding = confirm_outcome(changed, golden, options);
     ASSERT_TRUE(finding.has_value()) << what << " at node " << v << " not detected\ngolden  "
                                      << to_sexpr(golden) << "\nchanged " << to_sexpr(changed);
     EXPECT_EQ(*finding, Finding::verification_failed) << what << " at node " << v;
@@ -133,14 +134,22 @@ std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng) {
   return rejected;
 }
 
+// reject_every_edit over the trees make_tree(1..count).
+template <class MakeTree>
+std::size_t reject_every_edit_of(std::uint64_t count, MakeTree make_tree, std::mt19937_64& rng,
+                                 const RevealOptions& options = quick_options()) {
+  std::size_t rejected = 0;
+  for (std::uint64_t seed = 1; seed <= count && !::testing::Test::HasFatalFailure(); ++seed)
+    rejected += reject_every_edit(make_tree(seed), rng, options);
+  return rejected;
+}
+
 TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
   std::mt19937_64 rng(11);
-  std::size_t rejected = 0;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    const std::size_t n = seed <= 36 ? 2 + seed * 3 : 250 + seed;
-    rejected += reject_every_edit(random_binary_tree(n, seed), rng);
-    if (::testing::Test::HasFatalFailure()) return;
-  }
+  std::size_t rejected = reject_every_edit_of(40, [](std::uint64_t seed) {
+    return random_binary_tree(seed <= 36 ? 2 + seed * 3 : 250 + seed, seed);
+  }, rng);
+  if (::testing::Test::HasFatalFailure()) return;
   for (const Tree& t : {left_deep_tree(120), right_deep_tree(120), balanced_tree(120), lanes_tree(120, 8)})
     rejected += reject_every_edit(t, rng);
   EXPECT_GT(rejected, 4000u);
@@ -148,13 +157,170 @@ TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
 
 TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
   std::mt19937_64 rng(12);
-  std::size_t rejected = 0;
-  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-    const std::size_t n = seed <= 36 ? 3 + seed * 3 : 200 + seed;
-    rejected += reject_every_edit(random_multiway_tree(n, 2 + seed % 9, seed), rng);
-    if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_GT(reject_every_edit_of(40, [](std::uint64_t seed) {
+    return random_multiway_tree(seed <= 36 ? 3 + seed * 3 : 200 + seed, 2 + seed % 9, seed);
+  }, rng), 4000u);
+}
+
+// The placement proof's multi-pair probes (src/engine/multi_pair_proof.cpp): the same edits at
+// every node must be rejected, with the probes sharing calls between the nodes of one height.
+RevealOptions multi_pair_options() {
+  RevealOptions o = quick_options();
+  o.multi_pair_proofs = true;
+  return o;
+}
+
+TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomBinaryTrees) {
+  std::mt19937_64 rng(13);
+  std::size_t rejected = reject_every_edit_of(30, [](std::uint64_t seed) {
+    return random_binary_tree(seed <= 26 ? 8 + seed * 5 : 250 + seed, seed);
+  }, rng, multi_pair_options());
+  if (::testing::Test::HasFatalFailure()) return;
+  for (const Tree& t : {balanced_tree(128), lanes_tree(120, 8), lanes_tree(160, 32), lanes_tree(96, 6)})
+    rejected += reject_every_edit(t, rng, multi_pair_options());
+  EXPECT_GT(rejected, 3000u);
+}
+
+TEST(Confirm, MultiPairProofRejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
+  std::mt19937_64 rng(14);
+  EXPECT_GT(reject_every_edit_of(30, [](std::uint64_t seed) {
+    return random_multiway_tree(seed <= 26 ? 9 + seed * 5 : 200 + seed, 2 + seed % 5, seed);
+  }, rng, multi_pair_options()), 2000u);
+}
+
+// Trees that trade children between two nodes of one height, which one multi-pair probe holding
+// both cannot see (the same units are lost, the masks cancel as well): another probe of each node
+// must. In ((0 1) (2 3)) -> ((0 3) (1 2)) the pair (0, 2) of the node above still meets at
+// the same node, so only the nodes' own probes can tell.
+TEST(Confirm, MultiPairProofRejectsNodesOfOneHeightTradingChildren) {
+  const Tree golden = balanced_tree(64);
+  std::size_t tried = 0;
+  for (NodeId v = static_cast<NodeId>(golden.leaf_count()); v < golden.node_count(); ++v) {
+    const auto kids = golden.children(v);
+    if (golden.leaves_under(v) != 4) continue;
+    // v = ((a b) (c d)); trade b and d: ((a d) (c b)), which the node's pair (a, c) cannot see.
+    const NodeId left = kids[0], right = kids[1];
+    EditableTree e(golden);
+    e.swap_subtrees(golden.children(left)[1], golden.children(right)[1]);
+    const Tree changed = e.build();
+    ASSERT_NE(changed, golden);
+    const std::optional<Finding> finding = confirm_outcome(changed, golden, multi_pair_options());
+    ASSERT_TRUE(finding.has_value()) << "golden  " << to_sexpr(golden) << "\nchanged " << to_sexpr(changed);
+    EXPECT_EQ(*finding, Finding::verification_failed);
+    ++tried;
   }
-  EXPECT_GT(rejected, 4000u);
+  EXPECT_EQ(tried, 16u);
+}
+
+// The true tree passes in far fewer calls; float32 products (a dot) and float64 sums alike, and
+// the multi-pair probes' outputs are those of the target's own arithmetic (the oracle simulates
+// every value input bitwise).
+TEST(Confirm, MultiPairProofAcceptsTheTrueTreeInFewerCalls) {
+  NumericTraits dot;
+  dot.input = dot.accumulator = dot.output = Format::float32;
+  dot.summand = SummandKind::product;
+  struct Case {
+    Tree tree;
+    bool wide;  // many binary nodes of each height: at least 3 times fewer calls
+  };
+  for (const NumericTraits& traits : {dot, TreeOracleTarget::default_traits(balanced_tree(2))}) {
+    for (const Case& c : {Case{lanes_tree(4096, 32), true}, Case{lanes_tree(4096, 64), true},
+                          Case{balanced_tree(4096), true}, Case{random_binary_tree(3000, 5), false},
+                          Case{random_multiway_tree(3000, 6, 5), false}, Case{left_deep_tree(300), false}}) {
+      TreeOracleTarget plain(c.tree, traits), multi(c.tree, traits);
+      const RevealStats one = confirm(plain, c.tree, quick_options());
+      const RevealStats many = confirm(multi, c.tree, multi_pair_options());
+      EXPECT_TRUE(many.confirmed);
+      EXPECT_EQ(one.multi_pair_probes, 0u);
+      EXPECT_LE(many.target_calls, one.target_calls);
+      EXPECT_EQ(many.target_calls, multi.calls());
+      if (c.wide) {
+        EXPECT_GT(many.multi_pair_probes, 0u);
+        EXPECT_LT(3 * many.target_calls, one.target_calls)
+            << to_string(traits.input) << " " << c.tree.leaf_count() << " leaves, depth " << c.tree.depth();
+      }
+    }
+  }
+  // 32 lanes of 128: 127 heights of 32 binary nodes in 7 probes each (35 distinct 3-subsets of 7
+  // probes, 32 x 3 / 7 < 14 nodes a probe; 6 probes have only 20 3-subsets and 15 2-subsets); then
+  // 16 nodes adding lanes (6 probes, 3 each: 20 subsets) and 8 (5 probes, 2 each: 10 subsets); the
+  // 4, 2 and 1 above go alone (sharing would take as many calls).
+  TreeOracleTarget lanes(lanes_tree(4096, 32), dot);
+  const RevealStats s = confirm(lanes, lanes_tree(4096, 32), multi_pair_options());
+  EXPECT_EQ(s.multi_pair_probes, 127u * 7u + 6u + 5u);
+  EXPECT_EQ(s.probes, s.multi_pair_probes + 4u + 2u + 1u);
+  EXPECT_EQ(s.probes, lanes.probes_evaluated);
+}
+
+// A float32 kernel of `lanes` lanes combined pairwise (lanes_tree), reading its inputs through
+// ProbeVectors as the blas and eigen targets do, so the multi-pair probes go through the further
+// masks and real float additions; `swap` exchanges the places of two leaves in its loop.
+class FloatLanesTarget final : public testing::FloatKernelTarget {
+ public:
+  FloatLanesTarget(std::size_t n, std::size_t lanes, std::pair<std::size_t, std::size_t> swap = {0, 0})
+      : FloatKernelTarget(n), lanes_(lanes), order_(n) {
+    info_.extra_masks = true;
+    for (std::size_t k = 0; k < n; ++k) order_[k] = k;
+    std::swap(order_[swap.first], order_[swap.second]);
+  }
+
+ private:
+  double run(const float* a) const override {
+    std::vector<float> lane(lanes_);
+    for (std::size_t j = 0; j < lanes_; ++j) lane[j] = a[order_[j]];
+    for (std::size_t k = lanes_; k < order_.size(); ++k) lane[k % lanes_] += a[order_[k]];
+    while (lane.size() > 1) {
+      std::vector<float> next;
+      for (std::size_t i = 0; i + 1 < lane.size(); i += 2) next.push_back(lane[i] + lane[i + 1]);
+      if (lane.size() % 2 == 1) next.push_back(lane.back());
+      lane = std::move(next);
+    }
+    return lane[0];
+  }
+  std::size_t lanes_;
+  std::vector<std::size_t> order_;
+};
+
+TEST(Confirm, MultiPairProofOnARealFloatKernel) {
+  FloatLanesTarget same(1024, 16);
+  const RevealStats s = confirm(same, lanes_tree(1024, 16), multi_pair_options());
+  EXPECT_TRUE(s.confirmed);
+  EXPECT_GT(s.multi_pair_probes, 0u);
+  EXPECT_LT(2 * s.target_calls, 1023u);  // 16 nodes a height in 6 probes, against 16 with one pair a probe
+  // Two leaves of one lane, of two lanes, at the start and deep in the chains.
+  for (const auto& swap : {std::pair<std::size_t, std::size_t>{3, 35}, {40, 41}, {500, 516}, {1, 1000}}) {
+    FloatLanesTarget swapped(1024, 16, swap);
+    EXPECT_THROW(confirm(swapped, lanes_tree(1024, 16), multi_pair_options()), RevealFailure)
+        << swap.first << " <-> " << swap.second;
+  }
+}
+
+TEST(Confirm, ProbeVectorsSetFurtherMasksAndPutTheUnitsBack) {
+  const MaskScheme scheme = choose_mask_scheme(FloatLanesTarget(8, 2).info().traits, 8);
+  Background all;
+  all.id = Background::next_id();
+  const Background* backgrounds[] = {&all};
+  const Probe probes[] = {{0, 1, 0}, {2, 3, 0}};
+  const std::uint32_t extra_begin[] = {0, 2, 2};
+  const ExtraMask extras[] = {{4, {8.0, 1.0}}, {6, {-8.0, 1.0}}};
+  ProbeBatch batch;
+  batch.values = &scheme.values;
+  batch.backgrounds = backgrounds;
+  batch.probes = probes;
+  batch.extra_begin = extra_begin;
+  batch.extra_masks = extras;
+  EXPECT_EQ(batch.leaf(0, 4).a, 8.0);
+  EXPECT_EQ(batch.leaf(0, 6).a, -8.0);
+  EXPECT_EQ(batch.leaf(1, 4).a, scheme.values.unit.a);
+  ProbeVectors<float> vectors(8);
+  vectors.load(batch, 0);
+  EXPECT_EQ(vectors.a()[4], 8.0f);
+  EXPECT_EQ(vectors.a()[6], -8.0f);
+  vectors.load(batch, 1);
+  EXPECT_EQ(vectors.a()[4], static_cast<float>(scheme.values.unit.a));
+  EXPECT_EQ(vectors.a()[6], static_cast<float>(scheme.values.unit.a));
+  EXPECT_EQ(vectors.a()[0], static_cast<float>(scheme.values.unit.a));
+  EXPECT_EQ(vectors.a()[2], static_cast<float>(scheme.values.plus.a));
 }
 
 // All trees over up to 5 leaves (236 for n = 5), every pair: confirm passes exactly when the
@@ -246,36 +412,18 @@ TEST(Confirm, ValidatesOutputsAndLeafCounts) {
 // Adds the largest magnitudes first: the masks cancel before any unit is added, whatever their
 // positions, so every probe reads l = 2, as with an exact (order-independent) sum such as ExBLAS
 // (Collange et al., Parallel Computing 2015). No tree gives those answers.
-class LargestFirstTarget : public Target {
+class LargestFirstTarget final : public testing::FloatKernelTarget {
  public:
-  explicit LargestFirstTarget(std::size_t n) : inputs_(n) {
-    info_.n = n;
-    info_.traits.input = info_.traits.accumulator = info_.traits.output = Format::float32;
-  }
-  const TargetInfo& info() const override { return info_; }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
-      inputs_.load(batch, p);
-      outputs[p] = largest_first(inputs_.a());
-    }
-  }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    for (std::size_t r = 0; r < batch.rows; ++r) {
-      inputs_.load(batch, r);
-      outputs[r] = largest_first(inputs_.a());
-    }
-  }
+  explicit LargestFirstTarget(std::size_t n) : FloatKernelTarget(n) {}
 
  private:
-  double largest_first(const float* a) const {
+  double run(const float* a) const override {
     std::vector<float> v(a, a + info_.n);
     std::stable_sort(v.begin(), v.end(), [](float x, float y) { return std::fabs(x) > std::fabs(y); });
     float s = 0;
     for (float x : v) s += x;
     return s;
   }
-  TargetInfo info_;
-  ProbeVectors<float> inputs_;
 };
 
 TEST(Confirm, RejectsATargetThatFollowsNoTree) {

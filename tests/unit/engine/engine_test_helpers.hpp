@@ -5,10 +5,41 @@
 #include <memory>
 
 #include "fprev/format.hpp"
+#include "fprev/probe_inputs.hpp"
 #include "fprev/reveal.hpp"
 #include "oracle_target.hpp"
 
 namespace fprev::testing {
+
+// A float32 kernel under test that reads its n inputs through ProbeVectors, as the blas and eigen
+// targets do (further masks included): a subclass gives what the kernel returns for a().
+class FloatKernelTarget : public Target {
+ public:
+  explicit FloatKernelTarget(std::size_t n) : inputs_(n) {
+    info_.n = n;
+    info_.traits.input = info_.traits.accumulator = info_.traits.output = Format::float32;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
+      inputs_.load(batch, p);
+      outputs[p] = run(inputs_.a());
+    }
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    for (std::size_t r = 0; r < batch.rows; ++r) {
+      inputs_.load(batch, r);
+      outputs[r] = run(inputs_.a());
+    }
+  }
+
+ protected:
+  virtual double run(const float* a) const = 0;
+  TargetInfo info_;
+
+ private:
+  ProbeVectors<float> inputs_;
+};
 
 // The oracle with its outputs rounded to `output`, like an implementation whose output format
 // counts exactly only up to 2^precision (Xie et al., USENIX ATC 2025 Sec. 8.1.2).

@@ -2,6 +2,7 @@
 // i = 0, 2, 4, 6. Its outputs for the masked all-one arrays and l(i,j) are printed in Table 1.
 #include <gtest/gtest.h>
 
+#include "engine_test_helpers.hpp"
 #include "fprev/mask_scheme.hpp"
 #include "fprev/probe_inputs.hpp"
 #include "fprev/reveal.hpp"
@@ -10,34 +11,16 @@
 namespace fprev {
 namespace {
 
-class Algorithm1 : public Target {
+class Algorithm1 final : public testing::FloatKernelTarget {
  public:
-  Algorithm1() : inputs_(8) {
-    info_.description = "Xie et al., USENIX ATC 2025 Algorithm 1";
-    info_.n = 8;
-  }
-  const TargetInfo& info() const override { return info_; }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
-    for (std::size_t p = 0; p < batch.probes.size(); ++p) {
-      inputs_.load(batch, p);
-      outputs[p] = run(inputs_.a());
-    }
-  }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    for (std::size_t r = 0; r < batch.rows; ++r) {
-      inputs_.load(batch, r);
-      outputs[r] = run(inputs_.a());
-    }
-  }
+  Algorithm1() : FloatKernelTarget(8) { info_.description = "Xie et al., USENIX ATC 2025 Algorithm 1"; }
 
  private:
-  static double run(const float* a) {
+  double run(const float* a) const override {
     float sum = 0;
     for (int i = 0; i < 8; i += 2) sum += a[i] + a[i + 1];
     return sum;
   }
-  TargetInfo info_;
-  ProbeVectors<float> inputs_;
 };
 
 struct Table1Row {
