@@ -171,8 +171,8 @@ struct ProbeBatch {
   // Further masks (only for targets with TargetInfo::extra_masks; empty otherwise): those of probe
   // p are extra_masks[extra_begin[p], extra_begin[p + 1]), so extra_begin holds probes.size() + 1
   // ascending indices into extra_masks, or nothing.
-  std::span<const std::uint32_t> extra_begin;
-  std::span<const ExtraMask> extra_masks;
+  std::span<const std::uint32_t> extra_begin{};
+  std::span<const ExtraMask> extra_masks{};
 
   // The further masks of probe p.
   std::span<const ExtraMask> extras(std::size_t p) const {
