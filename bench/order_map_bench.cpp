@@ -4,6 +4,12 @@
 // target_fraction (time inside the target / reveal time), element_checks (element answers compared
 // with their class tree).
 //
+// reveal_and_fingerprint: what `fprev-golden reveal` measures for a case, the map and every class's
+// fingerprint, with the target calls of each part (reveal_calls, fingerprint_calls, total_calls) and
+// the time of each (reveal_s, fingerprint_s); FPRev's own Python reveals one element of sgemm 512^3
+// (numpy, X @ ones) in the time `python3 ../shared/anchors/fprev-py/time_fprev.py numpy gemm 512`
+// prints, on the same machine.
+//
 // The kernel family decides the map. OPENBLAS_CORETYPE is honoured when set; otherwise this program
 // asks for the Haswell kernels when the CPU has AVX2 and FMA (the family AMD Zen runners get),
 // whose sgemm alternates two orders over 8 x 6 tiles and whose dgemm has one order:
@@ -14,6 +20,7 @@
 #include <fstream>
 #include <string>
 
+#include "fprev/fingerprint.hpp"
 #include "openblas_bench.hpp"
 
 namespace {
@@ -38,6 +45,28 @@ void reveal_map(benchmark::State& state, const fprev::Params& case_params) {
   state.counters["element_checks"] = static_cast<double>(stats.element_checks);
 }
 
+void reveal_and_fingerprint(benchmark::State& state, const fprev::Params& case_params) {
+  const std::optional<fprev_bench::OpenblasCase> opened = fprev_bench::open_openblas_case(state, case_params);
+  if (!opened) return;
+  fprev::Target& target = *opened->target;
+  std::optional<fprev::RevealResult> result;
+  fprev::FingerprintStats fingerprint;
+  for (auto _ : state) {
+    result = fprev::reveal(target, fprev::RevealOptions{});
+    std::vector<fprev::Fingerprint> fingerprints = fprev::measure_map_fingerprints(target, result->map, &fingerprint);
+    benchmark::DoNotOptimize(fingerprints);
+  }
+  const auto& details = fprev_bench::openblas()->identity().details;
+  const auto core = details.find("core");
+  state.SetLabel("core " + (core == details.end() ? std::string("?") : core->second));
+  state.counters["classes"] = static_cast<double>(result->stats.map_classes);
+  state.counters["reveal_calls"] = static_cast<double>(result->stats.target_calls);
+  state.counters["fingerprint_calls"] = static_cast<double>(fingerprint.target_calls);
+  state.counters["total_calls"] = static_cast<double>(result->stats.target_calls + fingerprint.target_calls);
+  state.counters["reveal_s"] = result->stats.total_seconds;
+  state.counters["fingerprint_s"] = fingerprint.seconds;
+}
+
 fprev::Params gemm(const char* dtype, int size) {
   const std::string s = std::to_string(size);
   return {{"op", "gemm"}, {"dtype", dtype}, {"m", s}, {"n", s}, {"k", s}};
@@ -54,6 +83,7 @@ BENCHMARK_CAPTURE(reveal_map, sgemv_200,
 BENCHMARK_CAPTURE(reveal_map, sgemv_192,
                   fprev::Params{{"op", "gemv"}, {"m", "192"}, {"n", "200"}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(reveal_and_fingerprint, sgemm_512, gemm("float32", 512))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_map, sgemm_1000, gemm("float32", 1000))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);

@@ -162,6 +162,15 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
       ->type_name("K")
       ->group(kEngineGroup);
   command
+      .add_option("--rank-timeout", e.rank_timeout,
+                  "distributed mode: the ranks send each other a heartbeat every second; one silent for S "
+                  "seconds is lost (killed, crashed, stopped, its node gone): the cases in flight on it fail "
+                  "naming it, the others go on without it and the run fails (default 20; the launcher must "
+                  "let the job go on: docs/distributed.md)")
+      ->check(CLI::Range(0.5, 86400.0))
+      ->type_name("S")
+      ->group(kEngineGroup);
+  command
       .add_option("--worker-memory", e.worker_memory_mb,
                   "resident memory all workers of the run may use together, in MiB: a worker whose "
                   "call takes the total past it is killed and its case fails as crashed (out of memory) "

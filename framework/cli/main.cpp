@@ -13,6 +13,7 @@
 #include "control_escape.hpp"
 #include "exit_status.hpp"
 #include "fprev/backend.hpp"
+#include "fprev/distributed.hpp"
 #include "fprev/golden.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/suite.hpp"
@@ -75,13 +76,18 @@ int report_current_exception(const std::string& command) noexcept {
 int main(int argc, char** argv) {
   // Stopped from outside, the gate ends every process it started (before any thread starts).
   cli::end_descendants_on_termination();
-  // Foreign text (a golden's library line, a file name) never reaches the terminal raw.
-  const cli::EscapedStandardStreams escaped;
-  std::string command;  // the sub-command, once known
-  try {
-    std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
-    return cli::run_command_line(argc > 0 ? argv[0] : "fprev-golden", std::move(arguments), command);
-  } catch (...) {
-    return report_current_exception(command);
+  int status = 0;
+  {
+    // Foreign text (a golden's library line, a file name) never reaches the terminal raw.
+    const cli::EscapedStandardStreams escaped;
+    std::string command;  // the sub-command, once known
+    try {
+      std::vector<std::string> arguments(argv + (argc > 0 ? 1 : 0), argv + argc);
+      status = cli::run_command_line(argc > 0 ? argv[0] : "fprev-golden", std::move(arguments), command);
+    } catch (...) {
+      status = report_current_exception(command);
+    }
   }
+  // A distributed run's rank 0 may end its MPI job only now that the status is known.
+  return fprev::finish_distributed_job(status);
 }

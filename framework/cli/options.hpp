@@ -42,6 +42,7 @@ struct EngineOptions {
   bool no_alignment_check = false;       // --no-alignment-check: offset 0 only (fprev/alignment.hpp)
   std::string mpi;                       // --mpi IMPL (FPREV_MPI): distributed mode with that MPI
   std::size_t streams_per_rank = 1;      // --streams-per-rank K: probe streams each rank hosts
+  double rank_timeout = 20.0;            // --rank-timeout S: a rank silent this long is lost
 };
 
 // The pictures of show and diff (dot, svg) and of check --html.

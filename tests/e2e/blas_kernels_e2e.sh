@@ -7,7 +7,9 @@
 #      of the shipped suite, naming the missing features, and runs every other case; a simulated
 #      AMD EPYC runs the same cases as this machine (the keys do not depend on the vendor);
 #   3. an unloadable library named with FPREV_BLAS_LIBRARY fails `check` and the CTest test,
-#      naming the file and why; nothing is reported as passed or skipped.
+#      naming the file and why; nothing is reported as passed or skipped;
+#   4. sgemm 512^3 reveals within its budget of target calls per part (docs/benchmarks.md): the
+#      counts do not depend on the machine, so a change that makes more calls fails here.
 # usage: blas_kernels_e2e.sh <fprev-golden> <source root> <build dir> <ctest>
 set -uo pipefail
 unset CI  # run as on a developer's machine: update refuses under CI on purpose
@@ -119,5 +121,24 @@ elif [ "$status" -ne 0 ] && grep -q "(Failed)" "$work/ctest"; then
 else
   bad "the CTest test did not fail (exit $status)"; tail -n5 "$work/ctest"
 fi
+
+# ---- 4. sgemm 512^3 within its budget of target calls ------------------------------------------
+# reveal + verification: 2 determinism calls (the first value input), 3 more value inputs, 2 FPRev
+# waves on rows and columns (4), 8 per-element check rounds and the final comparison; the
+# simulation rides on the value inputs. Fingerprint: 5 fixed sets shared by the classes, and the
+# facts' first run (2 calls of 512 rows and 1 of products) shared by the classes where rows are
+# free (docs/order-maps.md, Cost). Haswell kernels: two classes (the checkerboard), one of 256 rows.
+calls_of() {  # kernel -> "reveal verification fingerprint"
+  "$FG" reveal --backend blas --kernel "$1" --op gemm --m 512 --n 512 --k 512 --json --no-alignment-check \
+    2>/dev/null | python3 -c 'import json,sys; c=json.load(sys.stdin)["target_calls"]; print(c["reveal"], c["verification"], c["fingerprint"])'
+}
+for budget in "SkylakeX 17 1 8" "Haswell 17 1 10"; do
+  read -r family reveal verification fingerprint <<<"$budget"
+  can_run "$family" || { echo "skip - sgemm 512^3 call budget with $family kernels: this CPU cannot run them"; continue; }
+  read -r r v f < <(calls_of "$family")
+  [ -n "$r" ] && [ "$r" -le "$reveal" ] && [ "$v" -le "$verification" ] && [ "$f" -le "$fingerprint" ] &&
+    ok "sgemm 512^3 ($family): $r reveal + $v verification + $f fingerprint calls (budget $reveal + $verification + $fingerprint)" ||
+    bad "sgemm 512^3 ($family): '$r' reveal + '$v' verification + '$f' fingerprint calls, over the budget $reveal + $verification + $fingerprint"
+done
 
 [ "$failures" -eq 0 ]

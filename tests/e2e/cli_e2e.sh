@@ -82,6 +82,9 @@ cases:
     order: pairwise
     n: [4, 8]
     labels: long
+    max_seconds: 30
+    invariant:
+      runs: 2
 YAML
 
 # --- help and version -----------------------------------------------------------------------------
@@ -231,6 +234,14 @@ expect_in "fprev-golden update: error: refusing to re-baseline" out.txt "the ref
 G=golden/any/small/ref
 json_ok list 0 "list --json" cases/0/suite=small cases/3/test=reproducibility/small/ref/sum-float32-pairwise-n16 \
   cases/0/params/order=sequential cases/0/line=@number -- list --json
+# What else an entry asks for is listed: labels, budget, invariance contracts (text and JSON).
+json_ok list 0 "list --json shows labels, budget and contracts" cases/0/labels/0=long cases/0/max_seconds=30 \
+  cases/0/invariant/runs/1='"2"' cases/0/call_sites=@array -- list --json --label long other/labelled.yaml
+json_ok list 0 "list --json: an entry without them" cases/0/labels=@array cases/0/max_seconds=null \
+  cases/0/invariant=@object -- list --json other/tiny.yaml
+"$FG" list --label long other/labelled.yaml >out.txt 2>&1
+expect_in "split_k_max_m=0, width=5)  invariant runs=1,2  labels long  max_seconds 30" out.txt \
+  "list shows an entry's contracts, labels and budget"
 json_ok check 0 "check --json, all passing" counts/passed=4 counts/failed=0 strict=false \
   cases/0/status=passed cases/0/outcome=passed cases/0/revealed/sexpr='(((0 1) 2) 3)' \
   cases/0/golden/metadata/suite=small cases/0/accept_command=null cases/0/stats/probes=@number -- check --json

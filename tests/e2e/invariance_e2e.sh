@@ -101,4 +101,26 @@ expect_in "bad.yaml:10:7: error: invariance over 'batch'" out.txt "an unknown pa
 expect_in "allowed values: runs, op, order" out.txt "and the parameters allowed"
 expect_in "bad.yaml:11:7: error: invariance over m: value 1 is listed twice" out.txt "a repeated value is refused"
 expect_in "bad.yaml:12:13: error: runs takes one count of fresh runs, 2 to 1000" out.txt "runs: 1 is refused"
+
+# A contract only the backend can refuse (n changes the number of summands of a reference sum):
+# a configuration error, exit 2 with the case named, never "the target misbehaves" and exit 1.
+mkdir -p summands/suites summands/golden
+cat > summands/suites/sum.yaml <<'YAML'
+suite: sum
+backends:
+  - name: ref
+    use: reference
+cases:
+  - op: sum
+    order: sequential
+    n: 8
+    invariant:
+      n: [8, 16]
+YAML
+"$FG" update --suites summands/suites --golden summands/golden >out.txt 2>&1
+expect_status 2 $? "an invariance the backend cannot compare is a configuration error"
+expect_in "FAILED reproducibility/sum/ref/" out.txt "the case is named"
+expect_in "the suite's configuration is refused" out.txt "as the suite's error"
+expect_in "n changes the number of summands" out.txt "with the backend's reason"
+expect_in "1 case has a configuration error" out.txt "and the run says why it exits 2"
 finish invariance

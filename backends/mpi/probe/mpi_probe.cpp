@@ -2,22 +2,25 @@
 // It is built once per MPI implementation with that implementation's compiler wrapper; nothing
 // else of fprev-golden links MPI.
 //
-//   fprev-mpi-probe --socket PATH | --connect HOST:PORT
-//                   --op reduce|allreduce|reduce_scatter_block
-//                   --dtype float64|float32 --count N [--cvar NAME]...
+//   fprev-mpi-probe --socket PATH | --connect HOST:PORT [--cvar NAME]...
 //
 // Every rank connects to the backend (a Unix socket, or over TCP with the token from
-// $FPREV_MPI_TOKEN when the ranks may run on other nodes) and serves requests (see wire.hpp):
-// fill the send buffer, call the collective once on MPI_COMM_WORLD with MPI_SUM (root 0 for
-// reduce), send the result back. No other MPI communication happens, so the collective under test
-// is the only one the library sees. Rank 0 also reports MPI_Get_library_version() and the MPI_T
-// control variables named by --cvar (the effective algorithm settings); every rank reports its
-// processor name (the node it runs on).
+// $FPREV_MPI_TOKEN when the ranks may run on other nodes) and serves requests (see wire.hpp): a
+// configuration (which collective, dtype and count the next calls run: one job serves case after
+// case), then calls: fill the send buffer, call the collective once on MPI_COMM_WORLD with MPI_SUM
+// (root 0 for reduce), send the result back. No other MPI communication happens, so the collective
+// under test is the only one the library sees. Rank 0 also reports MPI_Get_library_version() and
+// the MPI_T control variables named by --cvar (the effective algorithm settings); every rank
+// reports its processor name (the node it runs on).
 //
-// FPREV_MPI_PROBE_TEST_FAULT (tests only) makes the job misbehave on purpose:
+// FPREV_MPI_PROBE_TEST_FAULT (tests only) makes the job misbehave on purpose, on the first call
+// after each configuration (of every case), or with FAULT:COUNT only after a configuration of
+// that count (one case of several that share the job); several, comma separated, the first that
+// applies to a configuration counts:
 //   ranks_disagree   the last rank flips the lowest bit of its last allreduce result
-//   crash            the last rank aborts on the first request
-//   hang             the last rank never answers the first request
+//   crash            the last rank aborts
+//   hang             the last rank never answers
+//   print            the last rank writes a line to its standard output and serves the call
 // The C API only: the deprecated C++ bindings do not compile warning-free.
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -29,11 +32,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,15 +48,17 @@ namespace {
 
 namespace wire = fprev::mpi::wire;
 
-enum class Op { reduce, allreduce, reduce_scatter_block };
-enum class Fault { none, ranks_disagree, crash, hang };
+using Op = wire::Op;
+enum class FaultKind { none, ranks_disagree, crash, hang, print };
+
+struct Fault {
+  FaultKind kind = FaultKind::none;
+  std::uint64_t count = 0;  // 0: every configuration; else only one of this count
+};
 
 struct Options {
   std::string socket_path;
   std::string tcp_address;  // HOST:PORT
-  Op op = Op::allreduce;
-  bool float32 = false;
-  std::uint64_t count = 0;
   std::vector<std::string> cvars;
 };
 
@@ -74,38 +81,48 @@ Options parse_options(int argc, char** argv) {
       o.socket_path = value;
     } else if (arg == "--connect") {
       o.tcp_address = value;
-    } else if (arg == "--op") {
-      if (value == "reduce") o.op = Op::reduce;
-      else if (value == "allreduce") o.op = Op::allreduce;
-      else if (value == "reduce_scatter_block") o.op = Op::reduce_scatter_block;
-      else die("unknown --op " + value);
-    } else if (arg == "--dtype") {
-      if (value != "float64" && value != "float32") die("unknown --dtype " + value);
-      o.float32 = value == "float32";
-    } else if (arg == "--count") {
-      char* end = nullptr;
-      o.count = std::strtoull(value.c_str(), &end, 10);
-      if (end == value.c_str() || *end != '\0' || o.count == 0 || o.count > wire::kMaxValues)
-        die("bad --count " + value);
     } else if (arg == "--cvar") {
       o.cvars.push_back(value);
     } else {
       die("unknown option " + arg);
     }
   }
-  if (o.socket_path.empty() == o.tcp_address.empty() || o.count == 0)
-    die("one of --socket and --connect, and --count are required");
+  if (o.socket_path.empty() == o.tcp_address.empty())
+    die("one of --socket and --connect is required");
   return o;
 }
 
-Fault fault_from_environment() {
+std::vector<Fault> faults_from_environment() {
   const char* value = std::getenv("FPREV_MPI_PROBE_TEST_FAULT");
-  if (value == nullptr || *value == '\0') return Fault::none;
-  const std::string v = value;
-  if (v == "ranks_disagree") return Fault::ranks_disagree;
-  if (v == "crash") return Fault::crash;
-  if (v == "hang") return Fault::hang;
-  die("unknown FPREV_MPI_PROBE_TEST_FAULT " + v);
+  std::vector<Fault> faults;
+  if (value == nullptr || *value == '\0') return faults;
+  const std::string all = value;
+  for (std::size_t begin = 0; begin <= all.size();) {
+    const std::size_t comma = std::min(all.find(',', begin), all.size());
+    std::string v = all.substr(begin, comma - begin);
+    begin = comma + 1;
+    Fault fault;
+    if (const auto colon = v.find(':'); colon != std::string::npos) {
+      char* end = nullptr;
+      fault.count = std::strtoull(v.c_str() + colon + 1, &end, 10);
+      if (fault.count == 0 || *end != '\0') die("bad count in FPREV_MPI_PROBE_TEST_FAULT " + all);
+      v.resize(colon);
+    }
+    if (v == "ranks_disagree") fault.kind = FaultKind::ranks_disagree;
+    else if (v == "crash") fault.kind = FaultKind::crash;
+    else if (v == "hang") fault.kind = FaultKind::hang;
+    else if (v == "print") fault.kind = FaultKind::print;
+    else die("unknown FPREV_MPI_PROBE_TEST_FAULT " + all);
+    faults.push_back(fault);
+  }
+  return faults;
+}
+
+// The fault this configuration's calls have (the first that applies), if any.
+FaultKind fault_for(const std::vector<Fault>& faults, std::uint64_t count) {
+  for (const Fault& f : faults)
+    if (f.count == 0 || f.count == count) return f.kind;
+  return FaultKind::none;
 }
 
 int connect_unix(const std::string& path) {
@@ -240,47 +257,56 @@ std::string read_cvars(const std::vector<std::string>& wanted) {
   return out;
 }
 
+// One configured collective: its buffers and how it is called. A job serves one configuration
+// after another (one per case).
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual std::size_t send_length() const = 0;
+  virtual void fill(const std::vector<double>& row) = 0;
+  virtual void run() = 0;
+  // What this rank reports (see wire.hpp); `flip` flips the lowest bit of the last allreduce
+  // result at the last rank (the ranks_disagree fault).
+  virtual std::vector<double> results(bool flip) const = 0;
+};
+
 template <class T>
-struct Collective {
-  MPI_Datatype type;
-  Op op;
-  int rank, ranks;
-  std::uint64_t count;
-  std::vector<T> send, receive;
+class TypedCollective final : public Collective {
+ public:
+  TypedCollective(MPI_Datatype t, Op o, int r, int p, std::uint64_t c)
+      : type_(t), op_(o), rank_(r), ranks_(p), count_(c),
+        send_(o == Op::reduce_scatter_block ? c * static_cast<std::uint64_t>(p) : c),
+        receive_(c) {}
 
-  Collective(MPI_Datatype t, Op o, int r, int p, std::uint64_t c)
-      : type(t), op(o), rank(r), ranks(p), count(c),
-        send(o == Op::reduce_scatter_block ? c * static_cast<std::uint64_t>(p) : c),
-        receive(c) {}
+  std::size_t send_length() const override { return send_.size(); }
 
-  void fill(const std::vector<double>& row) {
-    for (std::size_t e = 0; e < send.size(); ++e) send[e] = static_cast<T>(row[e % row.size()]);
+  void fill(const std::vector<double>& row) override {
+    for (std::size_t e = 0; e < send_.size(); ++e) send_[e] = static_cast<T>(row[e % row.size()]);
   }
 
-  void run() {
-    const int n = static_cast<int>(count);
+  void run() override {
+    const int n = static_cast<int>(count_);
     int rc = MPI_SUCCESS;
-    switch (op) {
+    switch (op_) {
       case Op::reduce:
-        rc = MPI_Reduce(send.data(), receive.data(), n, type, MPI_SUM, 0, MPI_COMM_WORLD);
+        rc = MPI_Reduce(send_.data(), receive_.data(), n, type_, MPI_SUM, 0, MPI_COMM_WORLD);
         break;
       case Op::allreduce:
-        rc = MPI_Allreduce(send.data(), receive.data(), n, type, MPI_SUM, MPI_COMM_WORLD);
+        rc = MPI_Allreduce(send_.data(), receive_.data(), n, type_, MPI_SUM, MPI_COMM_WORLD);
         break;
       case Op::reduce_scatter_block:
-        rc = MPI_Reduce_scatter_block(send.data(), receive.data(), n, type, MPI_SUM,
+        rc = MPI_Reduce_scatter_block(send_.data(), receive_.data(), n, type_, MPI_SUM,
                                       MPI_COMM_WORLD);
         break;
     }
     if (rc != MPI_SUCCESS) die("the collective returned error " + std::to_string(rc));
   }
 
-  // What this rank reports (see wire.hpp).
-  std::vector<double> results(Fault fault) const {
-    if (op == Op::reduce && rank != 0) return {};
-    std::vector<double> out(receive.begin(), receive.end());
-    if (fault == Fault::ranks_disagree && op == Op::allreduce && rank == ranks - 1) {
-      T last = receive.back();
+  std::vector<double> results(bool flip) const override {
+    if (op_ == Op::reduce && rank_ != 0) return {};
+    std::vector<double> out(receive_.begin(), receive_.end());
+    if (flip && op_ == Op::allreduce && rank_ == ranks_ - 1) {
+      T last = receive_.back();
       unsigned char bits[sizeof(T)];
       std::memcpy(bits, &last, sizeof(T));
       bits[0] ^= 1;  // the lowest mantissa bit (little-endian)
@@ -289,36 +315,88 @@ struct Collective {
     }
     return out;
   }
+
+ private:
+  MPI_Datatype type_;
+  Op op_;
+  int rank_, ranks_;
+  std::uint64_t count_;
+  std::vector<T> send_, receive_;
 };
 
-template <class T>
-void serve(int fd, const Options& o, MPI_Datatype type, int rank, int ranks, Fault fault) {
-  Collective<T> collective(type, o.op, rank, ranks, o.count);
+void respond(int fd, wire::Status status, const std::vector<double>& outputs,
+             const std::string& message = "") {
+  wire::Response response{};
+  response.status = static_cast<std::uint32_t>(status);
+  response.message_bytes = static_cast<std::uint32_t>(message.size());
+  response.outputs = outputs.size();
+  write_all(fd, &response, sizeof response);
+  write_all(fd, outputs.data(), outputs.size() * sizeof(double));
+  write_all(fd, message.data(), message.size());
+}
+
+// The collective a configuration asks for, or why it cannot be served.
+std::unique_ptr<Collective> configure(const wire::Configuration& c, int rank, int ranks,
+                                      std::string& why) {
+  const bool known_op = c.op == static_cast<std::uint32_t>(Op::reduce) ||
+                        c.op == static_cast<std::uint32_t>(Op::allreduce) ||
+                        c.op == static_cast<std::uint32_t>(Op::reduce_scatter_block);
+  const std::uint64_t per_call =
+      c.op == static_cast<std::uint32_t>(Op::reduce_scatter_block) ? c.count * static_cast<std::uint64_t>(ranks) : c.count;
+  if (!known_op) why = "unknown op " + std::to_string(c.op);
+  else if (c.count == 0 || per_call > wire::kMaxValues || c.count > static_cast<std::uint64_t>(INT32_MAX))
+    why = "bad count " + std::to_string(c.count);
+  if (!why.empty()) return nullptr;
+  const Op op = static_cast<Op>(c.op);
+  if (c.dtype == static_cast<std::uint32_t>(wire::Dtype::float64))
+    return std::make_unique<TypedCollective<double>>(MPI_DOUBLE, op, rank, ranks, c.count);
+  if (c.dtype == static_cast<std::uint32_t>(wire::Dtype::float32))
+    return std::make_unique<TypedCollective<float>>(MPI_FLOAT, op, rank, ranks, c.count);
+  why = "unknown dtype " + std::to_string(c.dtype);
+  return nullptr;
+}
+
+void serve(int fd, int rank, int ranks, const std::vector<Fault>& faults) {
+  std::unique_ptr<Collective> collective;
+  FaultKind fault = FaultKind::none;  // of the current configuration, at the last rank
+  bool first_call = false;  // the first call since the last configuration
   std::vector<double> row;
-  for (bool first = true;; first = false) {
+  for (;;) {
     wire::Request request{};
     // End of file without a quit request: the backend is gone, perhaps after sending this call
     // to some ranks only. Abort, so that no rank waits in the collective or in MPI_Finalize.
     if (!read_all(fd, &request, sizeof request)) die("the backend closed the connection");
     if (request.kind == static_cast<std::uint32_t>(wire::RequestKind::quit)) return;
-    if (request.kind != static_cast<std::uint32_t>(wire::RequestKind::evaluate) ||
-        request.width == 0 || request.width > collective.send.size())
+    if (request.kind == static_cast<std::uint32_t>(wire::RequestKind::configure)) {
+      wire::Configuration c{};
+      if (!read_all(fd, &c, sizeof c)) die("the backend closed the connection in the middle of a request");
+      std::string why;
+      collective = configure(c, rank, ranks, why);
+      fault = rank == ranks - 1 ? fault_for(faults, c.count) : FaultKind::none;
+      first_call = true;
+      respond(fd, collective ? wire::Status::ok : wire::Status::failed, {}, why);
+      continue;
+    }
+    if (request.kind != static_cast<std::uint32_t>(wire::RequestKind::evaluate) || !collective ||
+        request.width == 0 || request.width > collective->send_length())
       die("malformed request (kind " + std::to_string(request.kind) + ", width " +
-          std::to_string(request.width) + ")");
+          std::to_string(request.width) + (collective ? ")" : ", before a configuration)"));
     row.resize(request.width);
     if (!read_all(fd, row.data(), row.size() * sizeof(double)))
       die("the backend closed the connection in the middle of a request");
-    if (first && rank == ranks - 1 && fault == Fault::crash) std::abort();
-    if (first && rank == ranks - 1 && fault == Fault::hang)
+    const bool faulty = first_call;
+    first_call = false;
+    if (faulty && fault == FaultKind::crash) std::abort();
+    if (faulty && fault == FaultKind::hang)
       for (;;) pause();
-    collective.fill(row);
-    collective.run();
-    const std::vector<double> out = collective.results(fault);
-    wire::Response response{};
-    response.status = static_cast<std::uint32_t>(wire::Status::ok);
-    response.outputs = out.size();
-    write_all(fd, &response, sizeof response);
-    write_all(fd, out.data(), out.size() * sizeof(double));
+    if (faulty && fault == FaultKind::print) {
+      std::printf("fprev-mpi-probe (rank %d): a line on standard output, as a library may print\n", rank);
+      std::fflush(stdout);
+    }
+    collective->fill(row);
+    collective->run();
+    // ranks_disagree holds for every call of the configuration: each must be caught.
+    respond(fd, wire::Status::ok, collective->results(fault == FaultKind::ranks_disagree));
   }
 }
 
@@ -327,7 +405,7 @@ void serve(int fd, const Options& o, MPI_Datatype type, int rank, int ranks, Fau
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const Options options = parse_options(argc, argv);
-  const Fault fault = fault_from_environment();
+  const std::vector<Fault> faults = faults_from_environment();
   int rank = 0, ranks = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -372,10 +450,7 @@ int main(int argc, char** argv) {
   write_all(fd, cvars.data(), cvars.size());
   write_all(fd, node.data(), node.size());
 
-  if (options.float32)
-    serve<float>(fd, options, MPI_FLOAT, rank, ranks, fault);
-  else
-    serve<double>(fd, options, MPI_DOUBLE, rank, ranks, fault);
+  serve(fd, rank, ranks, faults);
   ::close(fd);
   MPI_Finalize();
   return 0;

@@ -22,7 +22,13 @@
 //                      MPI_T control variables asked for on its command line), other ranks none;
 //                      then every rank sends processor_name_bytes of MPI_Get_processor_name()
 //                      (the node it runs on: the backend checks the layout the key states)
-//   backend -> rank r  Request, then `width` doubles: element e of rank r's send buffer is
+//   backend -> rank r  Request{configure}, then a Configuration: the collective the following
+//                      evaluate requests run (op, dtype, count). A job serves one case after
+//                      another, each beginning with its configuration (a job is started for a
+//                      launch, not for a case: backends/mpi/src/job_pool.hpp)
+//   rank r -> backend  Response (no outputs; `failed` with a message when the configuration
+//                      cannot be served)
+//   backend -> rank r  Request{evaluate}, then `width` doubles: element e of rank r's send buffer is
 //                      value[e % width], converted to the case's dtype; then every rank calls the
 //                      collective once. Each element is a reduction of its own, so one call
 //                      carries `width` independent inputs: element p of every rank's buffer
@@ -44,8 +50,9 @@
 namespace fprev::mpi::wire {
 
 inline constexpr char kMagic[8] = {'F', 'P', 'R', 'V', 'M', 'P', 'I', '1'};
-// 2: processor names in the greeting, TCP with a token.
-inline constexpr std::uint32_t kProtocolVersion = 2;
+// 2: processor names in the greeting, TCP with a token. 3: the collective is configured per case
+// (Request{configure}), no longer on the command line.
+inline constexpr std::uint32_t kProtocolVersion = 3;
 
 inline constexpr const char* kTokenVariable = "FPREV_MPI_TOKEN";
 inline constexpr std::size_t kTokenBytes = 64;  // hexadecimal digits of 32 random bytes
@@ -62,11 +69,21 @@ struct Hello {
   std::uint32_t processor_name_bytes;
 };
 
-enum class RequestKind : std::uint32_t { evaluate = 1, quit = 2 };
+enum class RequestKind : std::uint32_t { evaluate = 1, quit = 2, configure = 3 };
 
 struct Request {
   std::uint32_t kind;   // RequestKind
-  std::uint32_t width;  // doubles that follow; 1 <= width <= the send buffer's length
+  std::uint32_t width;  // evaluate: doubles that follow; 1 <= width <= the send buffer's length
+};
+
+enum class Op : std::uint32_t { reduce = 1, allreduce = 2, reduce_scatter_block = 3 };
+enum class Dtype : std::uint32_t { float64 = 1, float32 = 2 };
+
+// Follows Request{configure}.
+struct Configuration {
+  std::uint32_t op;     // Op
+  std::uint32_t dtype;  // Dtype
+  std::uint64_t count;  // elements per call (reduce_scatter_block: per rank's block), >= 1
 };
 
 enum class Status : std::uint32_t {

@@ -15,10 +15,21 @@ std::string show(double value) {
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
+wire::Configuration configuration_of(const MpiCase& c) {
+  wire::Configuration out{};
+  out.op = static_cast<std::uint32_t>(c.op == Op::reduce      ? wire::Op::reduce
+                                      : c.op == Op::allreduce ? wire::Op::allreduce
+                                                              : wire::Op::reduce_scatter_block);
+  out.dtype = static_cast<std::uint32_t>(c.dtype == Format::float32 ? wire::Dtype::float32 : wire::Dtype::float64);
+  out.count = c.count;
+  return out;
+}
+
 }  // namespace
 
-CollectiveTarget::CollectiveTarget(JobConfig job, const MpiCase& mpi_case, std::string description)
-    : case_(mpi_case), elements_(static_cast<std::size_t>(mpi_case.elements())) {
+CollectiveTarget::CollectiveTarget(std::shared_ptr<JobPool> pool, JobConfig job,
+                                   const MpiCase& mpi_case, std::string description)
+    : case_(mpi_case), elements_(static_cast<std::size_t>(mpi_case.elements())), pool_(std::move(pool)) {
   info_.description = std::move(description);
   info_.n = static_cast<std::size_t>(case_.ranks);
   info_.traits.input = case_.dtype;
@@ -30,7 +41,24 @@ CollectiveTarget::CollectiveTarget(JobConfig job, const MpiCase& mpi_case, std::
   info_.grid = {elements_, 1};
   // One column: columns placement puts one input on every element.
   info_.columns_placement = true;
-  job_ = std::make_unique<MpiJob>(std::move(job));
+  const std::string what = job.what;
+  bool started = false;
+  job_ = pool_->acquire(job, started);
+  info_.jobs_started = started ? 1 : 0;
+  try {
+    job_->configure(configuration_of(case_), what);
+  } catch (...) {
+    job_->stop();
+    throw;
+  }
+}
+
+CollectiveTarget::~CollectiveTarget() {
+  if (job_spoiled_ || !job_->running()) {
+    job_->stop();
+    return;
+  }
+  pool_->give_back(std::move(job_));
 }
 
 std::size_t CollectiveTarget::check_call(std::size_t inputs, std::size_t outputs,
@@ -56,6 +84,15 @@ void CollectiveTarget::check_ranks_agree(const std::vector<std::vector<double>>&
 }
 
 void CollectiveTarget::run(std::size_t width, std::span<double> outputs) {
+  try {
+    collect(width, outputs);
+  } catch (...) {
+    job_spoiled_ = true;
+    throw;
+  }
+}
+
+void CollectiveTarget::collect(std::size_t width, std::span<double> outputs) {
   const auto by_rank = job_->call(inputs_, width);
   // What each rank must answer: reduce, rank 0 all elements and the others nothing; allreduce,
   // every rank all elements; reduce_scatter_block, every rank its block of count.

@@ -3,7 +3,9 @@
 // blocks concatenated (ranks * count x 1, element e = rank e / count's element e % count). Each
 // element is an independent reduction over the ranks, possibly in an order of its own (Open MPI's
 // ring allreduce reduces every block of count / ranks elements in its own rotated order), so the
-// engine reveals an order map over the elements. One job runs for the target's whole life.
+// engine reveals an order map over the elements. The target runs on one job of the instance's
+// pool for its whole life (job_pool.hpp): an idle job of its launch, configured for this case, or a
+// new one; the job goes back to the pool when the target ends, unless a call of this target failed.
 //
 // Placement::rows puts input p on element p: one collective call carries up to `elements` probes.
 // Placement::columns (one column) puts input 0 on every element. Elements without an input of
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "fprev/target.hpp"
+#include "job_pool.hpp"
 #include "mpi_case.hpp"
 #include "mpi_job.hpp"
 
@@ -25,8 +28,13 @@ namespace fprev::mpi {
 
 class CollectiveTarget final : public Target {
  public:
-  // Starts the job (throws JobFailure, a TargetError, when it cannot).
-  CollectiveTarget(JobConfig job, const MpiCase& mpi_case, std::string description);
+  // Takes a job of `job`'s launch from `pool` (or starts one) and configures it for the case
+  // (throws JobFailure, a TargetError, when it cannot).
+  CollectiveTarget(std::shared_ptr<JobPool> pool, JobConfig job, const MpiCase& mpi_case,
+                   std::string description);
+  ~CollectiveTarget() override;  // the job back to the pool, or stopped when a call failed
+  CollectiveTarget(const CollectiveTarget&) = delete;
+  CollectiveTarget& operator=(const CollectiveTarget&) = delete;
 
   const TargetInfo& info() const override { return info_; }
   void evaluate(const ProbeBatch& batch, std::span<double> outputs) override;
@@ -39,13 +47,17 @@ class CollectiveTarget final : public Target {
   std::size_t check_call(std::size_t inputs, std::size_t outputs, Placement placement) const;
   // One collective call: rank r's send buffer element e gets inputs_[r * width + e % width]
   // (width = the number of inputs). Writes every element's result after checking the ranks.
+  // A failure marks the job spoiled.
   void run(std::size_t width, std::span<double> outputs);
+  void collect(std::size_t width, std::span<double> outputs);
   void check_ranks_agree(const std::vector<std::vector<double>>& by_rank) const;
 
   MpiCase case_;
   TargetInfo info_;
   std::size_t elements_ = 0;
+  std::shared_ptr<JobPool> pool_;
   std::unique_ptr<MpiJob> job_;
+  bool job_spoiled_ = false;  // a call failed: the job's state is unknown, it serves no other case
   std::vector<double> inputs_;  // ranks x width, rank-major (what the job sends)
 };
 

@@ -1,6 +1,6 @@
 // The "mpi" backend as the registry sees it: settings, opening an instance (finding the launcher
 // and the probe program, one short job that reports the library and its effective settings) and
-// making targets (one job per target).
+// making targets (on the instance's running jobs, one per launch: job_pool.hpp).
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +8,7 @@
 #include "collective_target.hpp"
 #include "effective_settings.hpp"
 #include "fprev/backends/mpi.hpp"
+#include "job_pool.hpp"
 #include "launcher.hpp"
 #include "mpi_case.hpp"
 #include "mpi_job.hpp"
@@ -18,7 +19,6 @@ namespace fprev {
 namespace mpi {
 namespace {
 
-std::string dtype_name(Format dtype) { return dtype == Format::float32 ? "float32" : "float64"; }
 
 // Everything an instance needs to start jobs.
 struct Installation {
@@ -63,13 +63,11 @@ class MpiInstance final : public BackendInstance {
       throw TargetError("the MPI installation did not start when it was opened: " + launch_failure_);
     std::string what = identity_.library + " " + identity_.version + " " + c.describe();
     if (installation_.layout) what += " on " + installation_.layout->describe();
-    std::vector<std::string> args = {"--op", c.op_name(), "--dtype", dtype_name(c.dtype),
-                                     "--count", std::to_string(c.count)};
     std::string description = what;
     if (!installation_.tuning.empty()) description += " (" + tuning_text(installation_.tuning) + ")";
-    JobConfig job = installation_.job(c.ranks, args, what);
+    JobConfig job = installation_.job(c.ranks, {}, what);
     job.layout = installation_.layout;
-    return std::make_unique<CollectiveTarget>(std::move(job), c, std::move(description));
+    return std::make_unique<CollectiveTarget>(jobs_, std::move(job), c, std::move(description));
   }
 
  private:
@@ -84,6 +82,8 @@ class MpiInstance final : public BackendInstance {
   Installation installation_;
   Identity identity_;
   std::string launch_failure_;
+  // The running jobs, shared with the targets (a target may end after the instance).
+  std::shared_ptr<JobPool> jobs_ = std::make_shared<JobPool>(installation_.settings.reuse_jobs);
 };
 
 Identity make_identity(const Installation& in, const JobHello* hello) {
@@ -151,7 +151,7 @@ class MpiBackend final : public Backend {
     for (const TuningVariable& v : in.tuning) in.cvars.push_back(cvar_name(in.launcher.family, v.name));
 
     // One rank reports the library and the settings it really runs with.
-    std::vector<std::string> args = {"--op", "allreduce", "--dtype", "float64", "--count", "1"};
+    std::vector<std::string> args;
     for (const std::string& cvar : in.cvars) args.insert(args.end(), {"--cvar", cvar});
     try {
       MpiJob job(in.job(1, args, family_name(in.launcher.family) + " (" + in.launcher.path +

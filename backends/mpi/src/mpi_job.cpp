@@ -110,8 +110,16 @@ void MpiJob::fail(const std::string& what) {
       message += "), and the launcher " + tree_->exit_description();
     }
   }
+  // The launcher forwards the ranks' output when it gets to it: what it wrote cannot be told apart
+  // by case, so the tail is the job's, and says so when the job served earlier cases.
   const std::string output = file_tail(output_path_);
-  message += output.empty() ? "; the launcher printed nothing" : "; launcher output:\n" + output;
+  const std::string cases =
+      cases_served_ > 1 ? " (the job's, which served " + std::to_string(cases_served_ - 1) +
+                              " earlier case(s) before this one)"
+                        : "";
+  message += output.empty() ? "; the launcher printed nothing" + cases
+                            : "; launcher output" + cases + ":\n" + output;
+  failure_ = message;
   throw JobFailure(message);
 }
 
@@ -262,8 +270,49 @@ void MpiJob::receive_greeting(int fd, Clock::time_point deadline) {
   }
 }
 
+std::vector<double> MpiJob::receive_response(std::size_t rank, Clock::time_point deadline,
+                                             const char* while_doing, const char* refused) {
+  const int fd = rank_fds_[rank];
+  const std::string whose = "rank " + std::to_string(rank) + "'s answer";
+  wire::Response response{};
+  receive_all(fd, &response, sizeof response, deadline, whose, while_doing);
+  if (response.outputs > wire::kMaxValues || response.message_bytes > wire::kMaxText)
+    fail(whose + " announces an oversized answer");
+  std::vector<double> values(response.outputs);
+  receive_all(fd, values.data(), values.size() * sizeof(double), deadline, whose, while_doing);
+  std::string message(response.message_bytes, '\0');
+  receive_all(fd, message.data(), message.size(), deadline, whose, while_doing);
+  if (response.status != static_cast<std::uint32_t>(wire::Status::ok))
+    fail("rank " + std::to_string(rank) + " " + refused + ": " + message);
+  return values;
+}
+
+bool MpiJob::running() { return !finished_ && tree_ && !tree_->exited(); }
+
+void MpiJob::configure(const wire::Configuration& configuration, const std::string& what) {
+  check_not_ended(what);
+  config_.what = what;
+  ++cases_served_;
+  const auto deadline = Clock::now() + config_.timeout;
+  const wire::Request request{static_cast<std::uint32_t>(wire::RequestKind::configure), 0};
+  for (std::size_t r = 0; r < rank_fds_.size(); ++r) {
+    send_all(static_cast<int>(r), &request, sizeof request, deadline);
+    send_all(static_cast<int>(r), &configuration, sizeof configuration, deadline);
+  }
+  for (std::size_t r = 0; r < rank_fds_.size(); ++r)
+    if (!receive_response(r, deadline, "the ranks were being configured", "refused the configuration").empty())
+      fail("rank " + std::to_string(r) + " answered the configuration with values");
+}
+
+void MpiJob::check_not_ended(const std::string& what) const {
+  if (!finished_) return;
+  // A reveal that follows a failed confirmation calls again: it fails with the first failure.
+  throw JobFailure(failure_.empty() ? what + ": the job has already ended"
+                                    : "the job ended earlier in this case: " + failure_);
+}
+
 std::vector<std::vector<double>> MpiJob::call(std::span<const double> values, std::size_t width) {
-  if (finished_) throw JobFailure(config_.what + ": the job has already ended");
+  check_not_ended(config_.what);
   const auto ranks = static_cast<std::size_t>(config_.ranks);
   if (width == 0 || values.size() != ranks * width)
     throw JobFailure(config_.what + ": a call needs ranks x width values");
@@ -275,39 +324,41 @@ std::vector<std::vector<double>> MpiJob::call(std::span<const double> values, st
     send_all(static_cast<int>(r), values.data() + r * width, width * sizeof(double), deadline);
   }
   std::vector<std::vector<double>> results(ranks);
-  const char* running = "the collective was running";
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const int fd = rank_fds_[r];
-    const std::string whose = "rank " + std::to_string(r) + "'s result";
-    wire::Response response{};
-    receive_all(fd, &response, sizeof response, deadline, whose, running);
-    if (response.outputs > wire::kMaxValues || response.message_bytes > wire::kMaxText)
-      fail(whose + " announces an oversized answer");
-    results[r].resize(response.outputs);
-    receive_all(fd, results[r].data(), results[r].size() * sizeof(double), deadline, whose,
-                running);
-    std::string message(response.message_bytes, '\0');
-    receive_all(fd, message.data(), message.size(), deadline, whose, running);
-    if (response.status != static_cast<std::uint32_t>(wire::Status::ok))
-      fail("rank " + std::to_string(r) + " could not serve the call: " + message);
-  }
+  for (std::size_t r = 0; r < ranks; ++r)
+    results[r] = receive_response(r, deadline, "the collective was running", "could not serve the call");
   return results;
 }
 
 void MpiJob::quit() {
-  if (finished_) return;
+  request_quit();
+  await_quit();
+}
+
+void MpiJob::request_quit() {
+  if (finished_ || quit_requested_) return;
+  quit_requested_ = true;
   const auto deadline = Clock::now() + config_.timeout;
   const wire::Request request{static_cast<std::uint32_t>(wire::RequestKind::quit), 0};
   for (std::size_t r = 0; r < rank_fds_.size(); ++r)
     send_all(static_cast<int>(r), &request, sizeof request, deadline);
-  finished_ = true;
   for (int& fd : rank_fds_) {
     ::close(fd);
     fd = -1;
   }
+}
+
+void MpiJob::await_quit() {
+  if (finished_) return;
+  if (!quit_requested_) request_quit();
+  finished_ = true;
   if (!tree_->wait_exit(config_.timeout)) fail("the job did not end within the time limit after being asked to");
   if (tree_->exit_code() != 0) fail("the job did not end cleanly");
   if (!tree_->stop().empty()) fail("processes of the job were still running after the launcher exited");
+}
+
+void MpiJob::stop() {
+  finished_ = true;
+  if (tree_) tree_->stop();
 }
 
 std::vector<int> MpiJob::live_processes() {

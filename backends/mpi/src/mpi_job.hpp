@@ -1,5 +1,7 @@
-// One launched MPI job running the probe program: started once per target and kept for the whole
-// reveal (a launch costs about half a second; a collective call, milliseconds). Every rank
+// One launched MPI job running the probe program: started for a launch (launcher, rank count,
+// environment) and kept for every case of that launch (job_pool.hpp): a launch costs about half a
+// second, a collective call milliseconds. Each case configures the collective it runs (op, dtype,
+// count) before its calls. Every rank
 // connects to a Unix socket in a private temporary directory, or over TCP with the job's token
 // when ranks may run on other nodes (rank_listener.hpp, probe/wire.hpp).
 //
@@ -23,6 +25,7 @@
 #include "node_layout.hpp"
 #include "process_tree.hpp"
 #include "rank_listener.hpp"
+#include "wire.hpp"
 
 namespace fprev::mpi {
 
@@ -36,10 +39,10 @@ struct JobConfig {
   std::vector<std::string> launcher_args;   // up to the program: -np 8 --oversubscribe ...
   std::vector<std::string> environment;     // complete, "NAME=value"
   std::string probe;                        // absolute path of the probe program
-  std::vector<std::string> probe_args;      // --op ... --dtype ... --count ... --cvar ...
+  std::vector<std::string> probe_args;      // --cvar NAME ... (the identification job)
   int ranks = 1;
   std::chrono::milliseconds timeout{60000};  // for the start and for each call
-  std::string what;                         // "Open MPI job of 8 ranks", for messages
+  std::string what;                         // "Open MPI job of 8 ranks", for messages (configure() sets the case's)
   // Ranks may run on other nodes: they connect over TCP (the launcher must pass the token
   // variable on to them, launcher.hpp).
   bool over_tcp = false;
@@ -66,18 +69,32 @@ class MpiJob {
   const JobHello& hello() const { return hello_; }
   const JobConfig& config() const { return config_; }
 
+  // Whether the job can take requests: not failed or quit, and its launcher still running.
+  bool running();
+
+  // The collective the following calls run, and `what` names it in messages from now on. Every
+  // rank must acknowledge it.
+  void configure(const wire::Configuration& configuration, const std::string& what);
+
   // One collective call: rank r's send buffer is filled from values[r * width, (r + 1) * width)
   // (element e gets value e % width). Returns what every rank sent back, by rank.
   std::vector<std::vector<double>> call(std::span<const double> values, std::size_t width);
 
   // Asks every rank to leave and waits for the launcher to exit with status 0.
   void quit();
+  // quit() in two steps, so that several jobs end side by side: ask, then wait.
+  void request_quit();
+  void await_quit();
+  // Ends the job at once (SIGTERM to the launcher, then SIGKILL), without asking its ranks: for
+  // a job whose last case failed, which may be in any state.
+  void stop();
 
   // The descendants of the launcher still alive (tests check that none remain).
   std::vector<int> live_processes();
 
  private:
   [[noreturn]] void fail(const std::string& what);
+  void check_not_ended(const std::string& what) const;
   void release();  // the tree, the connections, the directory
   void check_running(const char* while_doing);
   void accept_ranks();
@@ -90,6 +107,10 @@ class MpiJob {
              const char* while_doing, const std::function<std::string()>& timeout_message);
   void send_all(int rank, const void* data, std::size_t size,
                 std::chrono::steady_clock::time_point deadline);
+  // A rank's Response and the values after it; fails (`refused` says what the rank did) when it
+  // reports an error.
+  std::vector<double> receive_response(std::size_t rank, std::chrono::steady_clock::time_point deadline,
+                                       const char* while_doing, const char* refused);
   void receive_all(int fd, void* data, std::size_t size,
                    std::chrono::steady_clock::time_point deadline, const std::string& what,
                    const char* while_doing);
@@ -103,6 +124,9 @@ class MpiJob {
   std::unique_ptr<ProcessTree> tree_;
   JobHello hello_;
   bool finished_ = false;
+  bool quit_requested_ = false;
+  std::string failure_;  // what fail() reported
+  std::size_t cases_served_ = 0;  // configurations so far, the current case's included
 };
 
 }  // namespace fprev::mpi

@@ -133,6 +133,11 @@ std::vector<ParamSpec> instance_param_specs() {
       integer_param("timeout", 1, 3600,
                     "seconds the job may take to start, and each call, before it is killed")
           .defaults_to("60"),
+      boolean_param("reuse_jobs",
+                    "keep a job running between the cases of one launch (rank count), each case "
+                    "configuring its collective on it; false: a job of its own for every case "
+                    "(slower; to rule the sharing out)")
+          .defaults_to("true"),
       string_param("hostfile",
                    "a hostfile naming the nodes to run the ranks on (Open MPI: lines 'host "
                    "slots=N'; MPICH: 'host:N'), passed to the launcher (Open MPI --hostfile, "
@@ -181,6 +186,7 @@ Settings parse_settings(const Params& resolved) {
   if (auto it = resolved.find("launcher_args"); it != resolved.end())
     s.launcher_args = split_words(it->second);
   s.timeout = std::chrono::seconds(param_int(resolved, "timeout"));
+  s.reuse_jobs = param_str(resolved, "reuse_jobs") == "true";
   if (auto it = resolved.find("probe"); it != resolved.end()) s.probe = it->second;
   parse_placement(resolved, s);
   return s;

@@ -9,6 +9,8 @@
 //   allow_run_as_root  Open MPI's --allow-run-as-root when fprev-golden runs as root
 //   launcher_args      further launcher arguments, space separated
 //   timeout            seconds for the job to start and for each call before it is killed
+//   reuse_jobs         a running job serves every case of its launch (job_pool.hpp); false: a
+//                      job per case
 //   probe              the probe program to run (default: the one built for the family)
 //   hostfile           the nodes to run on, a hostfile for the launcher (Open MPI --hostfile,
 //                      MPICH -f)
@@ -43,6 +45,7 @@ struct Settings {
   bool allow_run_as_root = true;
   std::vector<std::string> launcher_args;
   std::chrono::seconds timeout{60};
+  bool reuse_jobs = true;
   std::string probe;  // empty: the default for the family
   // Where the ranks run (node_layout.hpp). All unset: on this machine, as the launcher places
   // them. At most one of hostfile and hosts is set; ranks_per_node is set whenever one of them is.

@@ -778,6 +778,9 @@ class Server:
         if op == "release":
             self.targets.pop(int(request["target"]), None)
             return {}
+        if op == "close_instance":
+            self.targets.clear()
+            return {}
         if op in ("probes", "values"):
             target = self.targets.get(int(request["target"]))
             if target is None:

@@ -1,5 +1,6 @@
 #include "distributed_mode.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "../exit_status.hpp"
@@ -7,16 +8,38 @@
 
 namespace fprev::cli {
 
+namespace {
+
+// Open MPI 4.1's `mpirun --enable-recovery` (OMPI_MCA_orte_enable_recovery) ends the job with exit
+// status 0 whatever its ranks return, rank 0 killed included (measured with Open MPI 4.1.4): a
+// gate that failed would read as green.
+void refuse_launchers_that_end_green(const MpiLaunch& launch) {
+  const char* recovery = std::getenv("OMPI_MCA_orte_enable_recovery");
+  if (launch.implementation != "openmpi" || recovery == nullptr) return;
+  const std::string value = recovery;
+  if (value == "0" || value == "false" || value == "no") return;
+  throw UsageError("mpirun --enable-recovery (OMPI_MCA_orte_enable_recovery=" + value +
+                   ") makes Open MPI's mpirun end with exit status 0 even when a rank, rank 0 included, "
+                   "was killed: a failed run would read as passed. Start the job without it; "
+                   "`mpirun --mca orte_abort_on_non_zero_status 0` lets rank 0 go on after a lost rank "
+                   "and report it (docs/distributed.md)");
+}
+
+}  // namespace
+
 std::unique_ptr<DistributedSession> start_distributed_mode(const EngineOptions& engine) {
   const std::optional<MpiLaunch> launch = detect_mpi_launch(engine.mpi);
   if (!launch) return nullptr;
+  refuse_launchers_that_end_green(*launch);
   try {
-    auto session = std::make_unique<DistributedSession>(*launch, engine.streams_per_rank);
+    auto session = std::make_unique<DistributedSession>(*launch, engine.streams_per_rank, engine.rank_timeout);
     if (!session->serving_rank())
       set_termination_note("fprev-golden (rank 0 of " + std::to_string(session->ranks()) +
                            "): ended from outside before the run finished, without a report; an MPI "
                            "launcher ends every rank this way when one rank of the job is lost (killed "
-                           "or crashed). The run failed.");
+                           "or crashed). The run failed. To get rank 0's report naming the lost rank, let "
+                           "the job go on: mpirun --mca orte_abort_on_non_zero_status 0 (Open MPI; "
+                           "docs/distributed.md, A lost rank)");
     return session;
   } catch (const std::runtime_error& e) {
     throw UsageError(std::string("distributed mode (started by ") +

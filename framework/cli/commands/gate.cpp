@@ -261,10 +261,22 @@ int run_gate(const GateOptions& options, bool update) {
   const std::vector<ObsoleteGolden> obsolete = handle_obsolete(options, selection, runner_options.pending);
   const CaseCounts counts = count_cases(results, policy);
   const bool kept = std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return !r.pending_path.empty(); });
+  const std::vector<std::string> lost_ranks = distributed ? distributed->lost_ranks() : std::vector<std::string>{};
   reporter->run_finished({results, obsolete, counts, options.unreferenced,
-                          kept ? review_command_for(options, selection, *runner_options.pending) : "", overrides});
+                          kept ? review_command_for(options, selection, *runner_options.pending) : "", overrides,
+                          lost_ranks});
 
-  if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced)) return kExitFailure;
+  // A case the suite's configuration broke is the suite's error, not the library's: the status
+  // that tells a CI log "fix the suite" (the reports above name each case and why).
+  const auto misconfigured = std::count_if(results.begin(), results.end(),
+                                           [](const CaseResult& r) { return r.configuration_error; });
+  if (misconfigured != 0) {
+    std::cerr << "fprev-golden " << (update ? "update" : "check") << ": error: " << misconfigured
+              << (misconfigured == 1 ? " case has" : " cases have")
+              << " a configuration error (a backend setting or case parameter refused, named above)\n";
+    return kExitUsage;
+  }
+  if (counts.failed != 0 || obsolete_fails(obsolete, options.unreferenced) || !lost_ranks.empty()) return kExitFailure;
   if (options.ctest && counts.skipped != 0) return kExitSkip;
   if (update && compared_nothing(options, counts)) {
     std::cerr << "fprev-golden update: error: nothing was recorded (0 passed, 0 failed, " << counts.skipped

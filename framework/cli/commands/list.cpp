@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <filesystem>
 #include <set>
 
 #include "../accept_command.hpp"
@@ -176,6 +175,12 @@ void print_json(const Selection& selection) {
     entry["params"] = params_to_json(sc.c->params);
     entry["file"] = sc.c->file;
     entry["line"] = sc.c->line;
+    entry["labels"] = sc.c->labels;
+    entry["max_seconds"] = sc.c->max_seconds ? Json(*sc.c->max_seconds) : Json();
+    Json invariant = Json::object();
+    for (const InvarianceRequest& request : sc.c->invariant) invariant[request.parameter] = request.values;
+    entry["invariant"] = std::move(invariant);
+    entry["call_sites"] = sc.c->call_sites;
     cases.push_back(std::move(entry));
   }
   Json document = json_document("list");
@@ -191,7 +196,20 @@ void print_text(const Selection& selection) {
       std::cout << (first ? "  (" : ", ") << key << "=" << value;
       first = false;
     }
-    std::cout << (first ? "" : ")") << "\n";
+    std::cout << (first ? "" : ")");
+    // What else the entry asks for: a reader of the list sees every contract a case gates.
+    for (const InvarianceRequest& request : sc.c->invariant) {
+      std::cout << "  invariant " << request.parameter << "=";
+      for (std::size_t k = 0; k < request.values.size(); ++k) std::cout << (k ? "," : "") << request.values[k];
+    }
+    if (!sc.c->labels.empty()) {
+      std::cout << "  labels ";
+      for (std::size_t k = 0; k < sc.c->labels.size(); ++k) std::cout << (k ? "," : "") << sc.c->labels[k];
+    }
+    if (sc.c->max_seconds) std::cout << "  max_seconds " << *sc.c->max_seconds;
+    if (!sc.c->call_sites.empty())
+      std::cout << "  " << sc.c->call_sites.size() << (sc.c->call_sites.size() == 1 ? " call site" : " call sites");
+    std::cout << "\n";
   }
   // The suites the selected cases come from, not every suite read: "--suite blas-cpu" lists one.
   std::set<const Suite*> suites;

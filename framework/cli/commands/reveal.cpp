@@ -75,6 +75,7 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
     for (const std::size_t probes : s.rank_probes) out << " " << probes;
   }
   out << ")\n";
+  if (info.jobs_started > 0) out << "jobs started:  " << info.jobs_started << " (the backend launched them for this target)\n";
   out << "verified:      " << s.verified_probes << " l(i,j) predictions, " << s.simulated_inputs
       << " random inputs reproduced bitwise\n";
   if (info.is_grid())
@@ -210,7 +211,7 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["tree"] = result && result->map.single_class() ? tree_to_json(result->tree) : Json(nullptr);
   document["grid"] = Json::object({{"rows", info.grid.rows}, {"columns", info.grid.columns}});
   document["classes"] = result ? order_classes_to_json(result->map) : Json(nullptr);
-  document["stats"] = result ? stats_to_json(result->stats) : Json(nullptr);
+  document["stats"] = result ? stats_to_json(result->stats, info.jobs_started) : Json(nullptr);
   document["diagnostic"] = diagnostic ? diagnostic_to_json(*diagnostic) : Json(nullptr);
   // One fingerprint per class of the map; "fingerprint" is class 0's (the only one of a single tree).
   document["fingerprint"] = fingerprints.empty() ? Json(nullptr) : fingerprint_to_json(fingerprints.front());

@@ -22,6 +22,7 @@ constexpr const char* kAlignmentChanged = "the order's dependence on where the d
 constexpr const char* kInvarianceLost = "a recorded invariance was lost";
 constexpr const char* kInvarianceChanged = "the invariance verdicts changed";
 constexpr const char* kTargetMisbehaves = "the target misbehaves";
+constexpr const char* kConfigurationRefused = "the suite's configuration is refused";
 constexpr const char* kGoldenUnreadable = "the golden file is unreadable";
 constexpr const char* kGoldenUnwritable = "the golden file could not be written";
 constexpr const char* kMissingInStrictMode = "no golden for this platform and strict mode is on";
@@ -87,6 +88,7 @@ std::string detail_of(const CaseResult& r) {
     case CaseStatus::differs:
       return result_diff_summary(*r.golden, *revealed_result(r));
     case CaseStatus::misbehaves:
+      if (r.configuration_error) return kConfigurationRefused;
       return r.diagnostic ? std::string(to_string(r.diagnostic->finding)) : "misbehaves";
     case CaseStatus::missing_golden:
       return "no golden for platform " + r.platform_key;
@@ -191,6 +193,7 @@ std::string failure_reason(const CaseResult& r, SkipPolicy policy) {
   switch (r.status) {
     case CaseStatus::differs: return changed_reason(r);
     case CaseStatus::misbehaves:
+      if (r.configuration_error) return kConfigurationRefused;
       return r.diagnostic ? std::string(kTargetMisbehaves) + ": " + std::string(to_string(r.diagnostic->finding))
                           : kTargetMisbehaves;
     case CaseStatus::broken_golden: return kGoldenUnreadable;
@@ -208,7 +211,8 @@ std::vector<std::string> all_failure_reasons() {
                                       kArithmeticChanged, kAlignmentChanged, kInvarianceLost, kInvarianceChanged,
                                       kGoldenUnreadable, kGoldenUnwritable,
                                       kNoFingerprintInStrictMode, kMissingInStrictMode, kMissingUnderCi,
-                                      kUnavailableInStrictMode, kOverBudgetInStrictMode, kNoVerdictWithGolden};
+                                      kUnavailableInStrictMode, kOverBudgetInStrictMode, kNoVerdictWithGolden,
+                                      kConfigurationRefused};
   // Every finding by name, then the bare phrase, which also covers findings added later.
   for (int f = 0; f <= static_cast<int>(Finding::target_fault); ++f)
     reasons.push_back(std::string(kTargetMisbehaves) + ": " +

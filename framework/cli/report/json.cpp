@@ -317,7 +317,7 @@ Json diff_to_json(const TreeDiff& diff) {
   return json;
 }
 
-Json stats_to_json(const RevealStats& stats) {
+Json stats_to_json(const RevealStats& stats, std::size_t jobs_started) {
   Json json = Json::object();
   json["probes"] = stats.probes;
   json["target_calls"] = stats.target_calls;
@@ -341,6 +341,7 @@ Json stats_to_json(const RevealStats& stats) {
   json["rank_probes"] = stats.rank_probes;
   json["guesses_proven"] = stats.guesses_proven;
   json["guesses_failed"] = stats.guesses_failed;
+  json["jobs_started"] = jobs_started;
   return json;
 }
 
@@ -430,7 +431,7 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
   json["diff"] = tree_diff ? diff_to_json(diff_trees(r.golden->tree(), now->tree())) : Json(nullptr);
   json["change"] = now ? Json(result_diff_summary(*r.golden, *now)) : Json(nullptr);
   json["diagnostic"] = r.diagnostic ? diagnostic_to_json(*r.diagnostic) : Json(nullptr);
-  json["stats"] = r.revealed || r.diagnostic ? stats_to_json(r.stats) : Json(nullptr);
+  json["stats"] = r.revealed || r.diagnostic ? stats_to_json(r.stats, r.jobs_started) : Json(nullptr);
   json["accept_command"] = text_or_null(accept_command);
   json["fingerprint"] = !r.fingerprints.empty() ? fingerprint_to_json(r.fingerprints[r.fingerprint_change ? r.fingerprint_class : 0])
                                                 : Json(nullptr);

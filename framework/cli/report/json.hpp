@@ -50,7 +50,8 @@ Json fingerprint_stats_to_json(const FingerprintStats& stats);
 // figures at the top ("sets" by name, the bounds in units of u), every pair under "changes".
 Json impact_to_json(const std::optional<ResultImpact>& impact);
 Json diff_to_json(const TreeDiff& diff);
-Json stats_to_json(const RevealStats& stats);
+// `jobs_started`: the jobs the backend launched for the case's targets (TargetInfo::jobs_started).
+Json stats_to_json(const RevealStats& stats, std::size_t jobs_started);
 // The classes of an order map, one entry per region: {"class": k, "rows": [[first, last], ...],
 // "columns": [[first, last], ...], "tree": "<S-expression>", "description": one-line summary}.
 // A class made of several regions has several entries with the same "class" and "tree".

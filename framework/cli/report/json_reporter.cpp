@@ -47,6 +47,7 @@ class JsonReporter final : public Reporter {
       overrides.push_back(std::move(entry));
     }
     document["environment_overrides"] = std::move(overrides);
+    document["lost_ranks"] = summary.lost_ranks;
     document["cases"] = std::move(cases_);
     Json obsolete = Json::array(), deleted = Json::array(), kept = Json::array();
     for (const auto& g : summary.obsolete) {

@@ -39,6 +39,9 @@ struct RunSummary {
   // Environment variables in effect that change which cases run or where goldens are looked up:
   // named in every summary (environment_overrides.hpp).
   std::vector<EnvironmentOverride> environment_overrides = {};
+  // Distributed mode: why each MPI rank lost during the run was lost ("rank 2 (host node07) was
+  // lost: ..."). A lost rank fails the run, even with no case in flight on it.
+  std::vector<std::string> lost_ranks = {};
 };
 
 class Reporter {

@@ -56,6 +56,13 @@ class TextReporter final : public Reporter {
                                       [](const CaseResult& r) { return !r.pending_path.empty(); });
       out_ << kept << " pending result(s) to review: " << summary.review_command << "\n";
     }
+    // Backends that launch jobs (MPI): how many this run started for its cases.
+    std::size_t jobs = 0;
+    for (const CaseResult& r : summary.results) jobs += r.jobs_started;
+    if (jobs > 0)
+      out_ << jobs << (jobs == 1 ? " job" : " jobs") << " started for " << summary.results.size()
+           << " cases (a running MPI job serves every case of its launch)\n";
+    for (const std::string& why : summary.lost_ranks) out_ << "lost MPI rank (the run fails): " << why << "\n";
     out_ << closing_line(summary.counts, describe_overrides(summary.environment_overrides)) << "\n";  // last: scripts read the counts from it
   }
 

@@ -47,8 +47,15 @@ class DistributedSession {
   // placement installed (every rank in turn); on the other ranks it serves workers until rank 0
   // ends the session, and then `serving_rank()` is true: the program must exit with
   // `exit_status()` without doing anything else. Throws std::runtime_error when MPI cannot start.
-  DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank);
-  ~DistributedSession();  // rank 0: tells the other ranks to stop; every rank: MPI_Finalize
+  //
+  // Ranks watch each other with heartbeats: one silent for `rank_timeout_seconds` is lost. Rank 0
+  // then fails the cases in flight on it ("rank lost", naming the rank and its host), places no
+  // more work there and goes on with the others; a serving rank that loses rank 0 ends the job.
+  DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank, double rank_timeout_seconds);
+  // Rank 0: tells the other ranks to stop; every rank: MPI_Finalize. When a rank was lost, rank 0
+  // says which on standard error instead and leaves the job to finish_distributed_job, which ends
+  // it with MPI_Abort (a status that is not 0).
+  ~DistributedSession();
   DistributedSession(const DistributedSession&) = delete;
   DistributedSession& operator=(const DistributedSession&) = delete;
 
@@ -57,6 +64,8 @@ class DistributedSession {
   int rank() const;
   int ranks() const;
   std::string library() const;  // "Open MPI v4.1.4"
+  // Rank 0: why each rank lost so far was lost ("rank 2 (host node07) was lost: ..."), by rank.
+  std::vector<std::string> lost_ranks() const;
 
   struct State;  // defined where the session is implemented
 
@@ -79,6 +88,13 @@ class CaseSlot {
 };
 // The home rank of the calling thread's case slot, or -1 (waves spread over every rank).
 int case_slot_rank();
+
+// The last thing main does, with the command's exit status: returns it. Rank 0 of a distributed run
+// that lost a rank, or whose launcher would end the job with 0 whatever rank 0 returns (Open MPI's
+// mpirun with `--mca orte_abort_on_non_zero_status 0`), has kept MPI open until here, and ends the
+// job with MPI_Abort(status) when the status is not 0 (at least 1 after a lost rank), MPI_Finalize
+// when it is 0.
+int finish_distributed_job(int status);
 
 // The session running now (rank 0), or nullptr in a serial run.
 const DistributedSession* active_distributed_session();

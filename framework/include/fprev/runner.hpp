@@ -96,6 +96,11 @@ struct CaseResult {
   // The engine's finding when the target misbehaves (also when it persists as the golden's
   // recorded finding, or when update records it).
   std::optional<Diagnostic> diagnostic;
+  // The case failed on the suite's configuration, not on the library: a backend setting the
+  // backend refused when the instance was opened (or its FPREV_<BACKEND>_<SETTING> override), a
+  // case parameter the target refused, an invariance contract the backend cannot vary. Fixing the
+  // suite fixes it; check and update end with the configuration error's exit status (2).
+  bool configuration_error = false;
   std::string message;                // why unavailable, the parse error, "no golden for ..."
   // Platform keys under which this case has goldens, when it has none for this platform (check).
   std::vector<std::string> other_platforms;
@@ -103,6 +108,9 @@ struct CaseResult {
   // Target calls outside `stats`: the cost estimate's timing calls, and those of a confirmation of
   // the golden that failed before the reveal (fprev/target_calls.hpp, TargetCalls::other).
   std::size_t other_target_calls = 0;
+  // Jobs the backend launched for the targets the gate made for this case (TargetInfo::
+  // jobs_started: an MPI job; 0 when the case ran on a job an earlier case left running).
+  std::size_t jobs_started = 0;
   // Whether the order depends on where the data lies (fprev/alignment.hpp), checked with the order
   // revealed (or confirmed) now. Absent when not checked: the case did not give an order, or check
   // ran against a golden that records no alignment (written before the check existed).

@@ -101,6 +101,11 @@ struct TargetInfo {
   // GEMM/GEMV targets that honour ProbeBatch::leading_pad: their leading dimensions (lda, ldb,
   // ldc) grow by that many elements, so columns start at other offsets from a 64-byte boundary.
   bool leading_dimensions = false;
+  // Jobs the backend launched to make this target: an MPI job (launcher and ranks) is 1; 0 when
+  // the target runs on a job an earlier target started and left running (the mpi backend keeps
+  // one per launch), and for every backend without jobs. The gate adds them up per case
+  // (`stats.jobs_started`).
+  std::size_t jobs_started = 0;
   bool is_grid() const { return !grid.single(); }
 };
 

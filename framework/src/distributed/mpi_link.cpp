@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
@@ -65,7 +67,7 @@ MpiLink::~MpiLink() {
 
 std::string MpiLink::library() const { return transport_->implementation; }
 
-void MpiLink::send(int dest, int tag, const std::string& bytes) {
+int MpiLink::start_send(int dest, int tag, const std::string& bytes) {
   char error[512] = "";
   int handle = -1;
   {
@@ -73,17 +75,22 @@ void MpiLink::send(int dest, int tag, const std::string& bytes) {
     handle = transport_->send_start(dest, tag, bytes.data(), bytes.size(), error, sizeof error);
   }
   if (handle < 0) throw std::runtime_error(std::string("MPI send to rank ") + std::to_string(dest) + ": " + error);
-  Backoff backoff;
-  for (;;) {
-    int done = 0;
-    {
-      const std::lock_guard lock(mutex_);
-      done = transport_->send_done(handle);
-    }
-    if (done == 1) return;
-    if (done < 0) throw std::runtime_error("MPI send to rank " + std::to_string(dest) + " failed");
-    backoff.pause();
+  return handle;
+}
+
+bool MpiLink::sent(int handle, int dest) {
+  int done = 0;
+  {
+    const std::lock_guard lock(mutex_);
+    done = transport_->send_done(handle);
   }
+  if (done < 0) throw std::runtime_error("MPI send to rank " + std::to_string(dest) + " failed");
+  return done == 1;
+}
+
+void MpiLink::abandon(std::unique_ptr<std::string> bytes) {
+  const std::lock_guard lock(mutex_);
+  abandoned_.push_back(std::move(bytes));
 }
 
 std::optional<std::string> MpiLink::try_receive(int source, int tag, int& from, int& with_tag) {
@@ -99,6 +106,11 @@ std::optional<std::string> MpiLink::try_receive(int source, int tag, int& from, 
 
 void MpiLink::abort_job(int status) {
   transport_->abort_job(status);
+  std::_Exit(status);
+}
+
+void MpiLink::exit_without_finalize(int status) {
+  std::fflush(nullptr);
   std::_Exit(status);
 }
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct fprev_mpi_transport;
 
@@ -37,7 +39,30 @@ class MpiLink {
   std::string library() const;  // "Open MPI v4.1.4"
 
   // Sends and waits until MPI has taken the message (the lock is released between polls).
-  void send(int dest, int tag, const std::string& bytes);
+  // `still_waiting` is called between polls and may throw to stop waiting (the destination rank
+  // is lost): the message is then abandoned, its bytes kept until exit, since MPI may still read
+  // them.
+  template <typename KeepWaiting>
+  void send(int dest, int tag, std::string bytes, KeepWaiting still_waiting) {
+    auto owned = std::make_unique<std::string>(std::move(bytes));  // its characters never move
+    const int handle = start_send(dest, tag, *owned);
+    Backoff backoff;
+    while (!sent(handle, dest)) {
+      try {
+        still_waiting();
+      } catch (...) {
+        abandon(std::move(owned));
+        throw;
+      }
+      backoff.pause();
+    }
+  }
+  void send(int dest, int tag, std::string bytes) {
+    send(dest, tag, std::move(bytes), [] {});
+  }
+  // A send that is not waited for (heartbeats): `bytes` must live until sent() says true.
+  int start_send(int dest, int tag, const std::string& bytes);
+  bool sent(int handle, int dest);
   // A message from `source` (-1: any) with `tag` (-1: any), if one has arrived; its source and tag
   // are set. Does not wait.
   std::optional<std::string> try_receive(int source, int tag, int& from, int& with_tag);
@@ -54,6 +79,8 @@ class MpiLink {
     }
   }
   [[noreturn]] void abort_job(int status);
+  // Ends this process without MPI_Finalize, which waits for every rank, a lost one too.
+  [[noreturn]] void exit_without_finalize(int status);
 
   // Sleeps 20 us, doubling up to 1 ms.
   struct Backoff {
@@ -63,12 +90,15 @@ class MpiLink {
   };
 
  private:
+  void abandon(std::unique_ptr<std::string> bytes);
+
   void* handle_ = nullptr;
   const fprev_mpi_transport* transport_ = nullptr;
   std::mutex mutex_;
   int rank_ = 0;
   int size_ = 1;
   std::string host_;
+  std::vector<std::unique_ptr<std::string>> abandoned_;  // under mutex_
 };
 
 }  // namespace fprev::distributed

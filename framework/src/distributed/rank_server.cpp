@@ -1,16 +1,21 @@
 // A serving rank of a distributed run: starts the workers rank 0 places here, as local supervised
 // processes, and relays their requests. One thread per worker (rank 0's streams call them at
 // once); only the main loop touches MPI, and it sleeps when idle.
+#include <unistd.h>
+
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include "distributed/liveness.hpp"
 #include "distributed/remote_worker.hpp"
 #include "distributed/wire.hpp"
+#include "fprev/processes.hpp"
 #include "worker/limits.hpp"
 
 namespace fprev::distributed {
@@ -21,6 +26,18 @@ using Clock = std::chrono::steady_clock;
 
 Json fault_json(const TargetFault& fault) {
   return {{"fault", {{"name", fault.fault()}, {"message", fault.what()}, {"cause", fault.likely_cause()}}}};
+}
+
+// Rank 0 runs the engine and writes the reports: without it the job can only end, and it must
+// end with a status that is not 0 (an MPI launcher told to go on after a lost rank would otherwise
+// wait for this rank for ever, or end with 0). The workers go first: a slot's thread may be inside
+// a call that hangs.
+[[noreturn]] void end_job_without_rank_zero(MpiLink& link, const std::string& why) {
+  std::cerr << "fprev-golden (rank " << link.rank() << " of " << link.size() << ", host " << link.host()
+            << "): " << why << "; it runs the engine and writes the reports, none will come. This rank "
+            << "stops its workers and ends the MPI job (the run failed)" << std::endl;
+  kill_descendants(::getpid());
+  link.abort_job(1);
 }
 
 // One worker rank 0 placed here: its requests in order, on a thread of its own.
@@ -117,14 +134,25 @@ class Slot {
 
 }  // namespace
 
-int serve_rank(MpiLink& link) {
-  link.send(0, kControlTag, encode_message({Json{{"op", "hello"}, {"host", link.host()}}.dump(), {}}));
+int serve_rank(MpiLink& link, double rank_timeout_seconds) {
+  RankLiveness liveness(link, {0}, rank_timeout_seconds);
+  const auto unless_rank_zero_is_lost = [&link, &liveness] {
+    liveness.tick();
+    if (const auto why = liveness.lost(0)) end_job_without_rank_zero(link, *why);
+  };
+  link.send(0, kControlTag, encode_message({Json{{"op", "hello"}, {"host", link.host()}}.dump(), {}}),
+            unless_rank_zero_is_lost);
   // Replies the slots' threads hand over; the main loop sends them (it alone calls MPI).
   std::mutex outbox_mutex;
   std::deque<std::pair<int, std::string>> outbox;
   std::map<int, std::unique_ptr<Slot>> slots;
   MpiLink::Backoff backoff;
+  auto next_tick = Clock::now();
   for (;;) {
+    if (Clock::now() >= next_tick) {
+      unless_rank_zero_is_lost();
+      next_tick = Clock::now() + liveness.tick_interval();
+    }
     bool busy = false;
     for (;;) {
       std::pair<int, std::string> next;
@@ -134,12 +162,14 @@ int serve_rank(MpiLink& link) {
         next = std::move(outbox.front());
         outbox.pop_front();
       }
-      link.send(0, next.first, next.second);
+      link.send(0, next.first, std::move(next.second), unless_rank_zero_is_lost);
       busy = true;
     }
     int from = 0, tag = 0;
     if (auto bytes = link.try_receive(0, -1, from, tag)) {
       busy = true;
+      liveness.heard(0);
+      if (tag == kHeartbeatTag) continue;
       Message message = decode_message(std::move(*bytes));
       if (tag == kControlTag) break;  // shutdown
       const Json header = Json::parse(message.header, nullptr, false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
 
 #include "distributed/wire.hpp"
 #include "worker/limits.hpp"
@@ -33,9 +34,9 @@ Json deadline_json() {
 
 }  // namespace
 
-RemoteWorker::RemoteWorker(MpiLink& link, int rank, std::string host, int tag, const WorkerCommand& command,
-                           const std::string& subject)
-    : link_(link), rank_(rank), host_(std::move(host)), tag_(tag), subject_(subject) {
+RemoteWorker::RemoteWorker(MpiLink& link, const RankLiveness& liveness, int rank, std::string host, int tag,
+                           const WorkerCommand& command, const std::string& subject)
+    : link_(link), liveness_(liveness), rank_(rank), host_(std::move(host)), tag_(tag), subject_(subject) {
   shm_.create(1u << 20);
   shm_.reset_in_use();
   Json environment = Json::array();
@@ -51,7 +52,9 @@ RemoteWorker::RemoteWorker(MpiLink& link, int rank, std::string host, int tag, c
 
 RemoteWorker::~RemoteWorker() {
   try {
-    link_.send(rank_, tag_, encode_message({Json{{"op", "close"}}.dump(), {}}));
+    link_.send(rank_, tag_, encode_message({Json{{"op", "close"}}.dump(), {}}), [this] {
+      if (liveness_.lost(rank_)) throw std::runtime_error("lost");
+    });
   } catch (const std::exception&) {
     // the job is ending; the serving rank stops its workers at shutdown anyway
   }
@@ -60,9 +63,13 @@ RemoteWorker::~RemoteWorker() {
 Json RemoteWorker::exchange(const Json& header, const std::string& payload, std::string& payload_back,
                             const std::string& what, double allowed_seconds) {
   const auto start = Clock::now();
-  link_.send(rank_, tag_, encode_message({header.dump(), payload}));
+  const auto give_up_if_lost = [&] {
+    if (const auto why = liveness_.lost(rank_)) fail_as_lost(*why, what);
+  };
+  link_.send(rank_, tag_, encode_message({header.dump(), payload}), give_up_if_lost);
   const double limit = allowed_seconds + kRankGraceSeconds;
   const std::string bytes = link_.receive(rank_, tag_, [&] {
+    give_up_if_lost();
     if (std::chrono::duration<double>(Clock::now() - start).count() > limit) {
       faulted_ = true;
       throw TargetFault("hung",
@@ -84,6 +91,13 @@ Json RemoteWorker::exchange(const Json& header, const std::string& payload, std:
   if (reply.contains("error")) worker::throw_error_from_json(reply["error"]);
   payload_back = std::move(message.payload);
   return reply;
+}
+
+void RemoteWorker::fail_as_lost(const std::string& why, const std::string& what) {
+  faulted_ = true;
+  throw TargetFault("rank lost", why + "; " + what + " of " + subject_ + " was in flight there",
+                    "the MPI job lost that rank (docs/distributed.md, A lost rank): rank 0 goes on with the other "
+                    "ranks, and the run fails");
 }
 
 Json RemoteWorker::call(Json request, const worker::InFlight& in_flight) {

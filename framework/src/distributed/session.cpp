@@ -1,14 +1,21 @@
 // Distributed mode's session (fprev/distributed.hpp): MPI through the transport plugin, the
 // placement of workers over the ranks, and the work each rank did.
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <mutex>
 #include <set>
+#include <thread>
 
+#include "distributed/liveness.hpp"
 #include "distributed/remote_worker.hpp"
 #include "distributed/wire.hpp"
 #include "fprev/distributed.hpp"
+#include "fprev/processes.hpp"
 
 namespace fprev {
 namespace distributed {
@@ -53,6 +60,9 @@ class CountedWorker final : public worker::WorkerChannel {
 
 struct DistributedSession::State {
   std::unique_ptr<distributed::MpiLink> link;
+  std::unique_ptr<distributed::RankLiveness> liveness;  // rank 0: of every other rank
+  std::jthread heartbeats;                               // rank 0: ticks `liveness`
+  bool launcher_drops_exit_status = false;               // rank 0: see finish_distributed_job
   std::size_t streams_per_rank = 1;
   bool serving = false;
   int status = 0;
@@ -72,8 +82,10 @@ thread_local std::vector<RankWork>* slot_work = nullptr;
 std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command, const std::string& subject) {
   DistributedSession::State& s = *active_state;
   const int ranks = s.link->size();
-  const int rank = slot_rank >= 0 ? slot_rank % ranks
-                                  : static_cast<int>(s.next_placement++ % static_cast<std::size_t>(ranks));
+  int rank = slot_rank >= 0 ? slot_rank % ranks
+                            : static_cast<int>(s.next_placement++ % static_cast<std::size_t>(ranks));
+  // A lost rank gets no more work: the next one that lives does (rank 0 always does).
+  while (s.liveness->lost(rank)) rank = (rank + 1) % ranks;
   // A slot's workers serve only that slot's cases (each slot has its own runner and instances),
   // so they count into the slot's tally too.
   std::vector<RankWork*> tallies = {&s.work[static_cast<std::size_t>(rank)]};
@@ -95,8 +107,8 @@ std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command
     s.tags_in_use.erase(tag);
   };
   try {
-    auto remote = std::make_unique<distributed::RemoteWorker>(*s.link, rank, s.work[static_cast<std::size_t>(rank)].host,
-                                                              tag, command, subject);
+    auto remote = std::make_unique<distributed::RemoteWorker>(
+        *s.link, *s.liveness, rank, s.work[static_cast<std::size_t>(rank)].host, tag, command, subject);
     return std::make_unique<distributed::CountedWorker>(std::move(remote), tallies, s.mutex, release);
   } catch (...) {
     release();
@@ -106,6 +118,22 @@ std::unique_ptr<worker::WorkerChannel> place_worker(const WorkerCommand& command
 
 bool has(const char* name) { return std::getenv(name) != nullptr && *std::getenv(name) != '\0'; }
 int number(const char* name) { return has(name) ? std::atoi(std::getenv(name)) : 0; }
+
+// Open MPI's `mpirun --mca orte_abort_on_non_zero_status 0` (which lets rank 0 outlive a lost
+// rank) ends the job with exit status 0 when every rank finalises, whatever rank 0 returns
+// (measured with Open MPI 4.1.4: 1, 2 and 77 all gave 0); MPI_Abort(status) gives `status`.
+bool mpirun_drops_exit_status(const std::string& implementation) {
+  const char* value = std::getenv("OMPI_MCA_orte_abort_on_non_zero_status");
+  if (implementation != "openmpi" || value == nullptr) return false;
+  const std::string text = value;
+  return text == "0" || text == "false" || text == "no" || text == "f" || text == "n";
+}
+
+// Rank 0's MPI once its session ended, when the job must end by MPI_Abort if the run did not pass
+// (a launcher that drops exit statuses) or in any case (a rank was lost): ended by
+// finish_distributed_job, which knows the status.
+std::unique_ptr<distributed::MpiLink> link_awaiting_status;
+bool job_lost_a_rank = false;
 }  // namespace
 
 std::optional<MpiLaunch> detect_mpi_launch(const std::string& forced) {
@@ -129,23 +157,47 @@ std::optional<MpiLaunch> detect_mpi_launch(const std::string& forced) {
   return launch;
 }
 
-DistributedSession::DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank)
+DistributedSession::DistributedSession(const MpiLaunch& launch, std::size_t streams_per_rank, double rank_timeout_seconds)
     : state_(std::make_unique<State>()) {
   state_->link = std::make_unique<distributed::MpiLink>(launch.implementation);
   state_->streams_per_rank = std::max<std::size_t>(1, streams_per_rank);
   distributed::MpiLink& link = *state_->link;
   if (link.rank() != 0) {
     state_->serving = true;
-    state_->status = distributed::serve_rank(link);
+    state_->status = distributed::serve_rank(link, rank_timeout_seconds);
     return;
   }
+  state_->launcher_drops_exit_status = mpirun_drops_exit_status(launch.implementation);
+  std::vector<int> others;
+  for (int r = 1; r < link.size(); ++r) others.push_back(r);
+  state_->liveness = std::make_unique<distributed::RankLiveness>(link, others, rank_timeout_seconds);
+  state_->heartbeats = std::jthread([&liveness = *state_->liveness](const std::stop_token& stop) {
+    while (!stop.stop_requested()) {
+      try {
+        liveness.tick();
+      } catch (const std::exception&) {
+        // MPI could not look for heartbeats this time; a rank it never hears from is lost in time
+      }
+      std::this_thread::sleep_for(liveness.tick_interval());
+    }
+  });
   state_->work.resize(static_cast<std::size_t>(link.size()));
   state_->work[0] = {0, link.host(), 0, 0};
-  // Every serving rank says hello with its host: the job is whole before any work is placed.
+  // Every serving rank says hello with its host: the job is whole before any work is placed. A
+  // rank lost before it does gets no work.
   for (int r = 1; r < link.size(); ++r) {
-    const std::string bytes = link.receive(r, distributed::kControlTag, [] {});
-    const worker::Json hello = worker::Json::parse(distributed::decode_message(bytes).header, nullptr, false);
-    state_->work[static_cast<std::size_t>(r)] = {r, hello.is_object() ? hello.value("host", "?") : "?", 0, 0};
+    std::string host = "?";
+    try {
+      const std::string bytes = link.receive(r, distributed::kControlTag, [&] {
+        if (state_->liveness->lost(r)) throw std::runtime_error("lost");
+      });
+      const worker::Json hello = worker::Json::parse(distributed::decode_message(bytes).header, nullptr, false);
+      if (hello.is_object()) host = hello.value("host", "?");
+    } catch (const std::runtime_error&) {
+      // lost before its hello: its why names it
+    }
+    state_->work[static_cast<std::size_t>(r)] = {r, host, 0, 0};
+    state_->liveness->set_host(r, host);
   }
   active_state = state_.get();
   active_session = this;
@@ -157,6 +209,19 @@ DistributedSession::~DistributedSession() {
     worker::set_worker_placement(nullptr);
     active_session = nullptr;
     active_state = nullptr;
+    state_->heartbeats = {};  // stops and joins
+    if (const std::vector<std::string> lost = state_->liveness->lost_ranks(); !lost.empty()) {
+      // MPI_Finalize would wait for the lost rank for ever, and a launcher told to go on after a
+      // lost rank may end a job that finalises with 0: finish_distributed_job ends it with
+      // MPI_Abort once main has its status (and has said what went wrong, if anything threw).
+      std::cerr << "fprev-golden (rank 0 of " << state_->link->size() << "): the run failed, the MPI job lost "
+                << (lost.size() == 1 ? "a rank" : std::to_string(lost.size()) + " ranks") << ":\n";
+      for (const std::string& why : lost) std::cerr << "  " << why << "\n";
+      std::cerr << "Rank 0 ends the job (MPI_Abort)." << std::endl;
+      job_lost_a_rank = true;
+      link_awaiting_status = std::move(state_->link);
+      return;
+    }
     const std::string shutdown = distributed::encode_message({worker::Json{{"op", "shutdown"}}.dump(), {}});
     for (int r = 1; r < state_->link->size(); ++r) {
       try {
@@ -165,8 +230,30 @@ DistributedSession::~DistributedSession() {
         // a rank that is gone: MPI_Finalize below reports it
       }
     }
+    if (state_->launcher_drops_exit_status) {
+      link_awaiting_status = std::move(state_->link);
+      return;
+    }
   }
   state_->link.reset();  // MPI_Finalize
+}
+
+int finish_distributed_job(int status) {
+  if (!link_awaiting_status) return status;
+  if (job_lost_a_rank && status == 0) status = 1;  // a lost rank fails the run
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  if (status != 0) {
+    kill_descendants(::getpid());  // rank 0's own workers, before MPI_Abort ends this process
+    link_awaiting_status->abort_job(status);
+  }
+  link_awaiting_status.reset();  // MPI_Finalize
+  return status;
+}
+
+std::vector<std::string> DistributedSession::lost_ranks() const {
+  return state_->liveness ? state_->liveness->lost_ranks() : std::vector<std::string>{};
 }
 
 bool DistributedSession::serving_rank() const { return state_->serving; }

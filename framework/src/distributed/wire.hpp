@@ -1,6 +1,7 @@
 // What ranks say to each other in distributed mode (fprev/distributed.hpp): the worker protocol's
 // requests and replies wrapped with what the serving rank needs to supervise the worker itself.
 //
+//   tag 0 (heartbeat), both ways: {}                                  a few times a second (liveness.hpp)
 //   tag 1 (control), rank r -> 0: {"op": "hello", "host": ...}       once, when the rank is up
 //   tag 1 (control), rank 0 -> r: {"op": "shutdown"}                 the end of the session
 //   tag W (a worker, W >= 2), rank 0 -> r:
@@ -14,6 +15,7 @@
 
 namespace fprev::distributed {
 
+constexpr int kHeartbeatTag = 0;
 constexpr int kControlTag = 1;
 constexpr int kFirstWorkerTag = 2;
 // MPI guarantees tags up to 32767 (MPI_TAG_UB is at least that).

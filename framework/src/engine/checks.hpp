@@ -38,6 +38,13 @@ void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& op
 void check_grid_simulation(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
                            const std::function<const Tree&(std::uint32_t)>& tree_of,
                            const RevealOptions& options, RevealStats& stats);
+// The same comparison on outputs already measured: `input_count` rows of `inputs`, input t added by
+// every element of the rows r with reaches(t, r), whose outputs are output_at(t, r * columns + c).
+void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs, std::size_t input_count,
+                             const std::function<bool(std::size_t input, std::size_t row)>& reaches,
+                             const std::function<double(std::size_t input, std::size_t element)>& output_at,
+                             const std::vector<std::uint32_t>& element_class,
+                             const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats);
 
 // The fused-node test (fused_node_test.cpp). For every node of `tree` with three or more children
 // (a sample of at most a few), inputs on which any fixed fused step returns its exact sum, while an

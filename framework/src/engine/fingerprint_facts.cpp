@@ -160,29 +160,37 @@ class FactLab {
                      {leaf_under(tree_, sibling(tree_, node)), -big}});
   }
 
-  void partial_sums(std::map<std::string, std::string>& facts) {
+  // The first pass of partial-sums: one input per addition, big + 0.75 ulp of the accumulator. An
+  // addition of the accumulator's precision returns big or big + 1 ulp whatever its rounding (the
+  // rounding experiments confirm the precision on a sample); anything else is searched for its
+  // precision in finish_partial_sums.
+  void queue_partial_sums(std::map<std::string, std::string>& facts) {
     if (testable_.empty()) return;
-    const double big = std::ldexp(1.0, big_exponent_);
-    const auto kept = [&](std::optional<std::size_t> index, double small) {
-      return index && lab_.output(*index) == out(small);
-    };
+    big_ = std::ldexp(1.0, big_exponent_);
     // Largest g whose residue the formats carry exactly.
-    int g_max = 0;
-    while (g_max < 400 && out(std::ldexp(big, -(g_max + 1))) == std::ldexp(big, -(g_max + 1)) &&
-           lab_.split(std::ldexp(big, -(g_max + 1))))
-      ++g_max;
-    if (g_max < p_) {
+    g_max_ = 0;
+    while (g_max_ < 400 && out(std::ldexp(big_, -(g_max_ + 1))) == std::ldexp(big_, -(g_max_ + 1)) &&
+           lab_.split(std::ldexp(big_, -(g_max_ + 1))))
+      ++g_max_;
+    if (g_max_ < p_) {
       facts["partial-sums"] = "undetermined (the formats cannot carry a residue below the accumulator's precision)";
       return;
     }
-    // One input per addition: big + 0.75 ulp of the accumulator. An addition of the accumulator's
-    // precision returns big or big + 1 ulp whatever its rounding (the rounding experiments below
-    // confirm the precision on a sample); anything else is searched for its precision.
     tested_ = spread(testable_, kMaxNodesTested);
+    const double ulp = std::ldexp(big_, -(p_ - 1));
+    first_.resize(tested_.size());
+    for (std::size_t i = 0; i < tested_.size(); ++i) first_[i] = residue_experiment(tested_[i], big_, 0.75 * ulp);
+  }
+
+  void finish_partial_sums(std::map<std::string, std::string>& facts) {
+    if (tested_.empty()) return;
+    const double big = big_;
+    const int g_max = g_max_;
+    const auto kept = [&](std::optional<std::size_t> index, double small) {
+      return index && lab_.output(*index) == out(small);
+    };
     const double ulp = std::ldexp(big, -(p_ - 1));
-    std::vector<std::optional<std::size_t>> first(tested_.size());
-    for (std::size_t i = 0; i < tested_.size(); ++i) first[i] = residue_experiment(tested_[i], big, 0.75 * ulp);
-    lab_.run();
+    const std::vector<std::optional<std::size_t>>& first = first_;
     std::vector<std::size_t> unusual;
     precision_.assign(tested_.size(), p_);
     for (std::size_t i = 0; i < tested_.size(); ++i)
@@ -224,19 +232,33 @@ class FactLab {
     facts["partial-sums"] = group_by_node(tree_, results, testable_.size());
   }
 
-  void rounding(std::map<std::string, std::string>& facts) {
+  // The additions whose rounding is measured: a spread of the tested additions of the
+  // accumulator's precision. Before the partial sums are known, every tested addition is assumed to
+  // be of that precision (the usual case), so the rounding experiments share the first run;
+  // finish_rounding measures what that guess missed.
+  std::vector<NodeId> rounding_nodes(bool guess) const {
     std::vector<NodeId> nodes;
     for (std::size_t i = 0; i < tested_.size(); ++i)
-      if (precision_[i] == p_) nodes.push_back(tested_[i]);
-    nodes = spread(nodes, kMaxRoundingNodes);
-    if (nodes.empty()) return;
+      if (guess || precision_[i] == p_) nodes.push_back(tested_[i]);
+    return spread(nodes, kMaxRoundingNodes);
+  }
+
+  void queue_rounding(const std::vector<NodeId>& nodes) {
     const double big = std::ldexp(1.0, big_exponent_);
     const double ulp = std::ldexp(big, -(p_ - 1));
-    struct Case {
-      double big, small;
-      double residue[5];  // nearest-even, nearest-away, toward-zero, downward, upward
-    };
-    const Case cases[] = {
+    for (NodeId node : nodes) {
+      if (rounding_index_.count(node) != 0) continue;
+      std::vector<std::optional<std::size_t>>& index = rounding_index_[node];
+      for (const RoundingCase& c : rounding_cases(big, ulp)) index.push_back(residue_experiment(node, c.big, c.small));
+    }
+  }
+
+  struct RoundingCase {
+    double big, small;
+    double residue[5];  // nearest-even, nearest-away, toward-zero, downward, upward
+  };
+  static std::vector<RoundingCase> rounding_cases(double big, double ulp) {
+    return {
         {big, ulp, {ulp, ulp, ulp, ulp, ulp}},  // kept by any addition of the accumulator's precision
         {big, 0.75 * ulp, {ulp, ulp, 0, 0, ulp}},
         {big, 0.25 * ulp, {0, 0, 0, 0, ulp}},
@@ -244,20 +266,31 @@ class FactLab {
         {-big, -0.75 * ulp, {-ulp, -ulp, 0, -ulp, 0}},
         {-big, -0.5 * ulp, {0, -ulp, 0, -ulp, 0}},
     };
+  }
+
+  void finish_rounding(std::map<std::string, std::string>& facts) {
+    const std::vector<NodeId> nodes = rounding_nodes(false);
+    if (nodes.empty()) return;
+    bool missing_any = false;
+    for (NodeId node : nodes) missing_any = missing_any || rounding_index_.count(node) == 0;
+    if (missing_any) {
+      queue_rounding(nodes);
+      lab_.run();
+    }
+    const double big = std::ldexp(1.0, big_exponent_);
+    const double ulp = std::ldexp(big, -(p_ - 1));
+    const std::vector<RoundingCase> cases = rounding_cases(big, ulp);
     const char* modes[] = {"nearest-even", "nearest-away", "toward-zero", "downward", "upward"};
-    std::vector<std::vector<std::optional<std::size_t>>> index(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      for (const Case& c : cases) index[i].push_back(residue_experiment(nodes[i], c.big, c.small));
-    lab_.run();
     std::vector<std::pair<NodeId, std::string>> results;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (NodeId node : nodes) {
+      const std::vector<std::optional<std::size_t>>& index = rounding_index_.at(node);
       std::vector<std::string> matching;
       bool missing = false;
       for (int m = 0; m < 5; ++m) {
         bool all = true;
-        for (std::size_t c = 0; c < std::size(cases); ++c) {
-          if (!index[i][c]) { missing = true; all = false; break; }
-          if (lab_.output(*index[i][c]) != out(cases[c].residue[m])) all = false;
+        for (std::size_t c = 0; c < cases.size(); ++c) {
+          if (!index[c]) { missing = true; all = false; break; }
+          if (lab_.output(*index[c]) != out(cases[c].residue[m])) all = false;
         }
         if (all) matching.push_back(modes[m]);
       }
@@ -270,12 +303,12 @@ class FactLab {
         for (const auto& m : matching) value += " " + m;
         value += ")";
       }
-      results.emplace_back(nodes[i], value);
+      results.emplace_back(node, value);
     }
     facts["rounding"] = group_by_node(tree_, results, results.size());
   }
 
-  void products(std::map<std::string, std::string>& facts) {
+  void queue_products(std::map<std::string, std::string>& facts) {
     if (!product()) return;
     const int p_in = format_info(t_.input).precision;
     if (2 * p_in <= p_) {
@@ -288,9 +321,9 @@ class FactLab {
       return;
     }
     const double factor = 1.0 + std::ldexp(1.0, -h);
-    const double rounded = out(std::ldexp(1.0, -h));
-    const double exact = out(std::ldexp(1.0, -h) + std::ldexp(1.0, -2 * h));
-    if (rounded == exact) {
+    product_rounded_ = out(std::ldexp(1.0, -h));
+    product_exact_ = out(std::ldexp(1.0, -h) + std::ldexp(1.0, -2 * h));
+    if (product_rounded_ == product_exact_) {
       facts["products"] = "undetermined (the output format cannot tell the residues apart)";
       return;
     }
@@ -299,49 +332,58 @@ class FactLab {
       const auto children = tree_.children(node);
       if (tree_.is_leaf(children[0]) || tree_.is_leaf(children[1])) nodes.push_back(node);
     }
-    const std::size_t candidates = nodes.size();
+    product_candidates_ = nodes.size();
     if (nodes.empty()) {
       facts["products"] = "undetermined (no addition of two products)";
       return;
     }
-    nodes = spread(nodes, kMaxProductNodes);
+    product_nodes_ = spread(nodes, kMaxProductNodes);
     // Per node, the product that may be fused is a leaf child; its partner is any leaf of the other
     // child. With two leaf children either may enter first: both placements are tried.
-    std::vector<std::vector<std::size_t>> index(nodes.size());
-    std::vector<std::uint32_t> fused_leaf(nodes.size());
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const auto children = tree_.children(nodes[i]);
+    product_index_.assign(product_nodes_.size(), {});
+    for (std::size_t i = 0; i < product_nodes_.size(); ++i) {
+      const auto children = tree_.children(product_nodes_[i]);
       for (int side = 0; side < 2; ++side) {
         const NodeId k = children[side], other = children[1 - side];
         if (!tree_.is_leaf(k)) continue;
-        fused_leaf[i] = k;
-        index[i].push_back(lab_.add_factors({{k, factor}, {leaf_under(tree_, other), -1.0}}, factor));
+        product_index_[i].push_back(lab_.add_factors({{k, factor}, {leaf_under(tree_, other), -1.0}}, factor));
       }
     }
-    lab_.run();
+  }
+
+  // After finish_partial_sums: an exact product entering a wider partial sum is no contraction.
+  void finish_products(std::map<std::string, std::string>& facts) {
+    if (product_nodes_.empty()) return;
     std::vector<std::pair<NodeId, std::string>> results;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
+    for (std::size_t i = 0; i < product_nodes_.size(); ++i) {
       bool any_exact = false, all_known = true;
-      for (std::size_t idx : index[i]) {
+      for (std::size_t idx : product_index_[i]) {
         const double o = lab_.output(idx);
-        if (o == exact) any_exact = true;
-        else if (o != rounded) all_known = false;
+        if (o == product_exact_) any_exact = true;
+        else if (o != product_rounded_) all_known = false;
       }
       std::string value = any_exact ? "not rounded (contracted, FMA)" : all_known ? "rounded" : "unexplained";
       if (any_exact) {
         // Entering exactly into a wider partial sum is not a contraction.
-        const auto t = std::find(tested_.begin(), tested_.end(), nodes[i]);
+        const auto t = std::find(tested_.begin(), tested_.end(), product_nodes_[i]);
         if (t != tested_.end() && precision_[static_cast<std::size_t>(t - tested_.begin())] > p_)
           value = "not rounded (kept in the wider partial sum)";
       }
-      results.emplace_back(nodes[i], value);
+      results.emplace_back(product_nodes_[i], value);
     }
-    facts["products"] = group_by_node(tree_, results, candidates);
+    facts["products"] = group_by_node(tree_, results, product_candidates_);
   }
 
-  void subnormals(std::map<std::string, std::string>& facts) {
+  void queue_subnormals() {
     const FormatInfo& in = format_info(t_.input);
     const FormatInfo& acc = format_info(t_.accumulator);
+    tiny_input_ = std::ldexp(1.0, in.min_exponent - 1);  // a subnormal of the input
+    subnormal_input_test_ = lab_.add({{0, tiny_input_}});
+    min_normal_ = std::ldexp(1.0, acc.min_exponent);
+    if (tree_.leaf_count() >= 2) subnormal_result_test_ = lab_.add({{0, 1.5 * min_normal_}, {1, -min_normal_}});
+  }
+
+  void finish_subnormals(std::map<std::string, std::string>& facts) const {
     const auto verdict = [&](std::optional<std::size_t> index, double value) -> std::string {
       const double kept = out(round_to_format(value, t_.accumulator));
       if (!index) return "undetermined (the input format cannot hold the test values)";
@@ -351,15 +393,9 @@ class FactLab {
       if (o == 0.0) return "flushed to zero";
       return "unexplained";
     };
-    const double tiny_input = std::ldexp(1.0, in.min_exponent - 1);  // a subnormal of the input
-    const auto input_test = lab_.add({{0, tiny_input}});
-    std::optional<std::size_t> result_test;
-    const double min_normal = std::ldexp(1.0, acc.min_exponent);
-    if (tree_.leaf_count() >= 2) result_test = lab_.add({{0, 1.5 * min_normal}, {1, -min_normal}});
-    lab_.run();
-    facts["subnormal-inputs"] = verdict(input_test, tiny_input);
+    facts["subnormal-inputs"] = verdict(subnormal_input_test_, tiny_input_);
     facts["subnormal-results"] = tree_.leaf_count() < 2 ? "undetermined (a single summand)"
-                                                        : verdict(result_test, 0.5 * min_normal);
+                                                        : verdict(subnormal_result_test_, 0.5 * min_normal_);
   }
 
   void fused(std::map<std::string, std::string>& facts) {
@@ -529,6 +565,17 @@ class FactLab {
   std::vector<NodeId> binary_, testable_, fused_;
   std::vector<NodeId> tested_;  // binary non-root additions whose precision was measured
   std::vector<int> precision_;  // per tested_ entry (0: unusual, not searched)
+  // Experiments queued for the first run (finish_* reads them).
+  double big_ = 0.0;
+  int g_max_ = 0;
+  std::vector<std::optional<std::size_t>> first_;  // partial-sums, per tested_ entry
+  std::map<NodeId, std::vector<std::optional<std::size_t>>> rounding_index_;  // per case
+  std::vector<NodeId> product_nodes_;
+  std::vector<std::vector<std::size_t>> product_index_;
+  std::size_t product_candidates_ = 0;
+  double product_rounded_ = 0.0, product_exact_ = 0.0;
+  double tiny_input_ = 0.0, min_normal_ = 0.0;
+  std::optional<std::size_t> subnormal_input_test_, subnormal_result_test_;
 };
 
 }  // namespace
@@ -537,10 +584,22 @@ std::map<std::string, std::string> measure_facts(Lab& lab, const Tree& tree,
                                                  std::optional<FactModel>& model, std::string& why_not) {
   std::map<std::string, std::string> facts;
   FactLab facts_lab(lab, tree);
-  facts_lab.partial_sums(facts);
-  facts_lab.rounding(facts);
-  facts_lab.products(facts);
-  facts_lab.subnormals(facts);
+  // The experiments that need no earlier output share one run (one call per group of right factors
+  // where the target takes enough inputs at once): the first pass of partial-sums, rounding at the
+  // additions the partial sums will most likely find of the accumulator's precision, products and
+  // subnormals. Only what depends on their outputs runs later: the precision search of unusual
+  // additions, rounding at additions the guess missed, and the fused nodes. Each experiment's output
+  // does not depend on the run it is in (the target's order is fixed, checked by the reveal), so the
+  // facts are those measured one experiment family at a time.
+  facts_lab.queue_partial_sums(facts);
+  facts_lab.queue_rounding(facts_lab.rounding_nodes(true));
+  facts_lab.queue_products(facts);
+  facts_lab.queue_subnormals();
+  lab.run();
+  facts_lab.finish_partial_sums(facts);
+  facts_lab.finish_rounding(facts);
+  facts_lab.finish_products(facts);
+  facts_lab.finish_subnormals(facts);
   facts_lab.fused(facts);
   model = facts_lab.model(facts, why_not);
   return facts;

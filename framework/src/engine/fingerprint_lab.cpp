@@ -53,7 +53,7 @@ std::optional<std::pair<double, double>> Lab::split(double value) const {
 }
 
 std::optional<std::size_t> Lab::add(const std::vector<LeafValue>& values) {
-  Pending p;
+  Experiment p;
   for (const LeafValue& v : values) {
     const auto factors = split(v.value);
     if (!factors) return std::nullopt;
@@ -86,7 +86,7 @@ void Lab::evaluate(std::span<const std::size_t> members) {
       a_[r * n + v.leaf] = v.value;
       a_dirty_.push_back(r * n + v.leaf);
     }
-  const Pending& first = pending_[members[0]];
+  const Experiment& first = pending_[members[0]];
   const bool products = info_.traits.summand != SummandKind::plain;
   if (products) {
     if (b_.size() != n || b_default_ != first.b_default) {
@@ -105,34 +105,40 @@ void Lab::evaluate(std::span<const std::size_t> members) {
   for (std::size_t r = 0; r < rows; ++r) outputs_[first_pending_ + members[r]] = outputs[r];
 }
 
+bool right_factors_less(const Experiment& p, const Experiment& q, bool products) {
+  if (!products) return false;
+  if (p.b_default != q.b_default) return p.b_default < q.b_default;
+  if (p.b.size() != q.b.size()) return p.b.size() < q.b.size();
+  for (std::size_t i = 0; i < p.b.size(); ++i) {
+    if (p.b[i].leaf != q.b[i].leaf) return p.b[i].leaf < q.b[i].leaf;
+    if (p.b[i].value != q.b[i].value) return p.b[i].value < q.b[i].value;
+  }
+  return false;
+}
+
 void Lab::run() {
-  // A call evaluates as many inputs as the target takes at once (max_batch). The rows of one call share the right factors (as a
-  // GEMM's rows share B), so experiments are grouped by their right factors first, keeping their
-  // order within a group; plain sums have no right factors and form one group.
-  const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
-  const bool products = info_.traits.summand != SummandKind::plain;
-  const auto rhs_less = [&](std::size_t x, std::size_t y) {
-    if (!products) return false;
-    const Pending& p = pending_[x];
-    const Pending& q = pending_[y];
-    if (p.b_default != q.b_default) return p.b_default < q.b_default;
-    if (p.b.size() != q.b.size()) return p.b.size() < q.b.size();
-    for (std::size_t i = 0; i < p.b.size(); ++i) {
-      if (p.b[i].leaf != q.b[i].leaf) return p.b[i].leaf < q.b[i].leaf;
-      if (p.b[i].value != q.b[i].value) return p.b[i].value < q.b[i].value;
-    }
-    return false;
-  };
-  std::vector<std::size_t> order(pending_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), rhs_less);
   outputs_.resize(first_pending_ + pending_.size());
-  std::size_t begin = 0;
-  while (begin < order.size()) {
-    std::size_t end = begin + 1;
-    while (end < order.size() && end - begin < batch && !rhs_less(order[begin], order[end])) ++end;
-    evaluate(std::span<const std::size_t>(order).subspan(begin, end - begin));
-    begin = end;
+  if (courier_ && !pending_.empty()) {
+    courier_(*this);
+  } else {
+    // A call evaluates as many inputs as the target takes at once (max_batch). The rows of one call
+    // share the right factors, so experiments are grouped by their right factors first, keeping
+    // their order within a group.
+    const std::size_t batch = std::max<std::size_t>(1, info_.max_batch);
+    const bool products = info_.traits.summand != SummandKind::plain;
+    const auto rhs_less = [&](std::size_t x, std::size_t y) {
+      return right_factors_less(pending_[x], pending_[y], products);
+    };
+    std::vector<std::size_t> order(pending_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), rhs_less);
+    std::size_t begin = 0;
+    while (begin < order.size()) {
+      std::size_t end = begin + 1;
+      while (end < order.size() && end - begin < batch && !rhs_less(order[begin], order[end])) ++end;
+      evaluate(std::span<const std::size_t>(order).subspan(begin, end - begin));
+      begin = end;
+    }
   }
   first_pending_ += pending_.size();
   pending_.clear();

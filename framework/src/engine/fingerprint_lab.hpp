@@ -1,6 +1,7 @@
 // The fingerprint's experiments: inputs with a few non-zero leaves, evaluated in batches.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -18,9 +19,24 @@ struct LeafValue {
   double value;
 };
 
+// One experiment: a per leaf (zero elsewhere) and the right factors (b_default elsewhere).
+struct Experiment {
+  std::vector<LeafValue> a;
+  std::vector<LeafValue> b;  // right factors other than `b_default`
+  double b_default = 1.0;
+};
+
+// Experiments with the same right factors can share a call (the rows of a call share them, as a
+// GEMM's rows share B). Plain sums have no right factors: every experiment shares.
+bool right_factors_less(const Experiment& p, const Experiment& q, bool products);
+
 // Collects experiments and evaluates them in batches of up to max_batch rows (rows of one batch
 // share the right factors, as a GEMM's rows share B). Rows are materialised only while their batch
 // is being filled, so memory stays O(max_batch x n) however many experiments there are.
+//
+// With a courier (set_courier), run() hands the queued experiments to it instead of evaluating them:
+// the fingerprints of an order map's classes are measured together that way
+// (fingerprint_grid.cpp), the courier setting every output with set_output() before it returns.
 class Lab {
  public:
   Lab(Target& target, FingerprintStats& stats);
@@ -36,18 +52,20 @@ class Lab {
   double output(std::size_t index) const { return outputs_.at(index); }
   const TargetInfo& info() const { return info_; }
 
+  using Courier = std::function<void(Lab&)>;
+  void set_courier(Courier courier) { courier_ = std::move(courier); }
+  // For the courier: the experiments queued since the last run, and their outputs.
+  const std::vector<Experiment>& queued() const { return pending_; }
+  void set_output(std::size_t queued_index, double value) { outputs_.at(first_pending_ + queued_index) = value; }
+
  private:
-  struct Pending {
-    std::vector<LeafValue> a;
-    std::vector<LeafValue> b;  // right factors other than `b_default`
-    double b_default = 1.0;
-  };
   void evaluate(std::span<const std::size_t> members);  // indices into pending_, same right factors
 
   Target& target_;
   const TargetInfo& info_;
   FingerprintStats& stats_;
-  std::vector<Pending> pending_;
+  Courier courier_;
+  std::vector<Experiment> pending_;
   std::size_t first_pending_ = 0;  // index of pending_[0]
   std::vector<double> outputs_;
   std::vector<double> a_, b_;  // evaluate()'s inputs, kept between batches
@@ -73,6 +91,16 @@ struct FactModel {
 // model they make, or nullopt with the reason when the simulation cannot express them.
 std::map<std::string, std::string> measure_facts(Lab& lab, const Tree& tree,
                                                  std::optional<FactModel>& model, std::string& why_not);
+
+// The fingerprints of every class of `map` on the grid target `target`, measured together
+// (fingerprint_grid.cpp); every call is counted in `stats`.
+std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats);
+
+// fingerprint.model: whether `tree` simulated with the facts' model reproduces the outputs of the
+// fixed sets ("reproduced", "not reproduced: ...", or "not modelled: " and `why_not`).
+std::string model_verdict(const TargetInfo& info, const Tree& tree, const std::vector<FingerprintInputSet>& sets,
+                          const std::map<std::string, std::vector<double>>& outputs,
+                          const std::optional<FactModel>& model, const std::string& why_not);
 
 // The output the model predicts for one input row.
 double simulate_with_facts(const Tree& tree, const NumericTraits& traits, const FactModel& model,

@@ -1,5 +1,5 @@
-// Bitwise simulation of an order map on random inputs: each input repeats over the rows of one
-// call, and every element is compared with its class's tree summing that row's input.
+// Bitwise simulation of an order map on random inputs: every element that added an input is
+// compared with its class's tree summing that input.
 #include <cstring>
 #include <map>
 #include <sstream>
@@ -8,58 +8,69 @@
 
 namespace fprev::detail {
 
+void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs, std::size_t input_count,
+                             const std::function<bool(std::size_t input, std::size_t row)>& reaches,
+                             const std::function<double(std::size_t input, std::size_t element)>& output_at,
+                             const std::vector<std::uint32_t>& element_class,
+                             const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats) {
+  const NumericTraits& traits = info.traits;
+  const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
+  std::map<std::pair<std::size_t, std::uint32_t>, double> expected;  // (input, class) -> sum
+  std::map<std::uint32_t, bool> simulated;  // class -> its tree has a model here
+  std::vector<double> values(n);
+  for (std::size_t input = 0; input < input_count; ++input)
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (!reaches(input, r)) continue;
+      for (std::size_t c = 0; c < columns; ++c) {
+        const std::uint32_t id = element_class[r * columns + c];
+        const Tree& tree = tree_of(id);
+        auto model = simulated.find(id);
+        if (model == simulated.end()) {
+          // No model for a fused step of unknown arithmetic (see check_simulation in tree_checks.cpp).
+          const bool may_fuse = tree.max_arity() > 2 || traits.max_fused_width > 2;
+          model = simulated.emplace(id, !may_fuse || traits.simulate_fused).first;
+        }
+        if (!model->second) continue;
+        auto it = expected.find({input, id});
+        if (it == expected.end()) {
+          for (std::size_t k = 0; k < n; ++k) values[k] = inputs.summand(input, n, k);
+          it = expected
+                   .emplace(std::make_pair(input, id),
+                            simulate_sum(tree, values, traits.accumulator, traits.output, traits.fused_extra_bits))
+                   .first;
+        }
+        const double got = output_at(input, r * columns + c);
+        if (std::memcmp(&it->second, &got, sizeof got) == 0) continue;
+        std::ostringstream os;
+        os.precision(17);
+        os << "on random input #" << input << " output element (" << r << ", " << c << ") returned " << got
+           << " but adding in the order of its class's tree (round to nearest in " << to_string(traits.accumulator)
+           << ") gives " << it->second;
+        const std::string probe = "random input #" + std::to_string(input) + " at output element (" +
+                                  std::to_string(r) + ", " + std::to_string(c) + ")";
+        if (simulation_mismatch(traits, os.str(), probe, got, stats)) return;
+      }
+    }
+  stats.simulated_inputs += input_count;
+}
+
 void check_grid_simulation(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
                            const std::function<const Tree&(std::uint32_t)>& tree_of,
                            const RevealOptions& options, RevealStats& stats) {
   const TargetInfo& info = session.info();
-  const NumericTraits& traits = info.traits;
-  const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
+  const std::size_t n = info.n, rows = info.grid.rows;
   if (options.verify_inputs == 0 || n < 2) return;
+  // Each input repeats over the rows of one call: row r adds input r mod count.
   const std::size_t count = std::min(options.verify_inputs, rows);
   const RandomInputs inputs = make_random_inputs(info, count, options.seed ^ 0x51a1, 12);
   std::vector<double> a(rows * n);
   for (std::size_t r = 0; r < rows; ++r)
     std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>((r % count) * n), n,
                 a.begin() + static_cast<std::ptrdiff_t>(r * n));
-  const std::vector<double> outputs =
-      session.evaluate_value_grid(Placement::rows, rows, a, inputs.b);
-  std::map<std::pair<std::size_t, std::uint32_t>, double> expected;  // (input, class) -> sum
-  std::map<std::uint32_t, bool> simulated;  // class -> its tree has a model here
-  std::vector<double> values(n);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t input = r % count;
-    for (std::size_t c = 0; c < columns; ++c) {
-      const std::uint32_t id = element_class[r * columns + c];
-      const Tree& tree = tree_of(id);
-      auto model = simulated.find(id);
-      if (model == simulated.end()) {
-        // No model for a fused step of unknown arithmetic (see check_simulation in tree_checks.cpp).
-        const bool may_fuse = tree.max_arity() > 2 || traits.max_fused_width > 2;
-        model = simulated.emplace(id, !may_fuse || traits.simulate_fused).first;
-      }
-      if (!model->second) continue;
-      auto it = expected.find({input, id});
-      if (it == expected.end()) {
-        for (std::size_t k = 0; k < n; ++k) values[k] = inputs.summand(input, n, k);
-        it = expected
-                 .emplace(std::make_pair(input, id),
-                          simulate_sum(tree, values, traits.accumulator, traits.output,
-                                       traits.fused_extra_bits))
-                 .first;
-      }
-      const double got = outputs[r * columns + c];
-      if (std::memcmp(&it->second, &got, sizeof got) == 0) continue;
-      std::ostringstream os;
-      os.precision(17);
-      os << "on random input #" << input << " output element (" << r << ", " << c
-         << ") returned " << got << " but adding in the order of its class's tree (round to "
-         << "nearest in " << to_string(traits.accumulator) << ") gives " << it->second;
-      const std::string probe = "random input #" + std::to_string(input) + " at output element (" +
-                                std::to_string(r) + ", " + std::to_string(c) + ")";
-      if (simulation_mismatch(traits, os.str(), probe, got, stats)) return;
-    }
-  }
-  stats.simulated_inputs += count;
+  const std::vector<double> outputs = session.evaluate_value_grid(Placement::rows, rows, a, inputs.b);
+  compare_grid_simulation(
+      info, inputs, count, [&](std::size_t input, std::size_t r) { return r % count == input; },
+      [&](std::size_t, std::size_t element) { return outputs[element]; }, element_class, tree_of, stats);
 }
 
 }  // namespace fprev::detail

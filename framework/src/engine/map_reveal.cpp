@@ -367,16 +367,12 @@ void MapRevealer::partition_by_values() {
   const TargetInfo& info = session_.info();
   const std::size_t R = rows_.lines(), C = columns_.lines(), n = n_;
   const std::size_t count = std::max<std::size_t>(1, options_.determinism_inputs);
-  const RandomInputs inputs = grid_value_inputs(info, options_);
+  partition_inputs_ = grid_value_inputs(info, options_);
+  const RandomInputs& inputs = partition_inputs_;
   // After the call of input t every block is uniform in its output; later refinements only split
   // blocks. So the output of input t at an element is the value its block had right after call t,
   // kept per block (and the labels of that time), not per element.
-  struct Snapshot {
-    std::vector<std::uint32_t> row_label, column_label;
-    std::uint32_t columns = 0;
-    std::vector<std::uint64_t> value;  // per block (row label x column label), as bits
-  };
-  std::vector<Snapshot> snapshots;
+  std::vector<Snapshot>& snapshots = partition_;
   std::vector<double> a(R * n);
   for (std::size_t t = 0; t < count; ++t) {
     for (std::size_t r = 0; r < R; ++r)
@@ -746,5 +742,13 @@ std::vector<std::uint32_t> MapRevealer::element_classes() const {
 }
 
 const Tree& MapRevealer::class_tree(std::uint32_t id) const { return classes_[id].tree; }
+
+double MapRevealer::partition_output(std::size_t input, std::size_t row, std::size_t column) const {
+  const Snapshot& snap = partition_.at(input);
+  const std::uint64_t bits = snap.value[snap.row_label[row] * snap.columns + snap.column_label[column]];
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
 
 }  // namespace fprev::detail

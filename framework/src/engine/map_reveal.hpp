@@ -63,6 +63,12 @@ class MapRevealer {
   // measured by the determinism check; `outputs` must outlive reveal().
   void use_first_partition(const std::vector<double>& outputs) { first_outputs_ = &outputs; }
 
+  // The value partition's random inputs (grid_value_inputs()) and every element's output on them,
+  // measured by reveal(): input t was added by every element.
+  const RandomInputs& partition_inputs() const { return partition_inputs_; }
+  std::size_t partition_input_count() const { return partition_.size(); }
+  double partition_output(std::size_t input, std::size_t row, std::size_t column) const;
+
   OrderMap map() const;
   // The class tree of every element, row-major, and the trees themselves (for value checks).
   std::vector<std::uint32_t> element_classes() const;
@@ -84,6 +90,12 @@ class MapRevealer {
     std::vector<bool> answered;
     std::unordered_map<ProbeKey, CacheEntry, ProbeKeyHash> cache;
     std::vector<std::size_t> rows, columns;  // lines holding at least one element of the class
+  };
+  // The outputs of one value partition input: per block of the labels of that time, as bits.
+  struct Snapshot {
+    std::vector<std::uint32_t> row_label, column_label;
+    std::uint32_t columns = 0;
+    std::vector<std::uint64_t> value;  // per block (row label x column label)
   };
   struct Conflict {
     std::uint32_t class_id;
@@ -141,6 +153,8 @@ class MapRevealer {
   std::size_t fixes_ = 0;          // splits or fresh reveals caused by the per-element checks
   bool partitioned_ = false;
   const std::vector<double>* first_outputs_ = nullptr;
+  RandomInputs partition_inputs_;
+  std::vector<Snapshot> partition_;  // per value partition input
 };
 
 }  // namespace fprev::detail

@@ -152,12 +152,14 @@ OrderMap reveal_grid_naive(ProbeSession& session, const RevealOptions& options) 
   return map_of_elements(info.grid, element_class, std::move(trees));
 }
 
-// `calls_before_verification` receives the target calls made until the map was found.
+// `calls_before_verification` receives the target calls made until the map was found. Ends with
+// the final comparison of the determinism input (check_unchanged).
 OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const ValueRecord& determinism,
                      RevealStats& stats, std::size_t& calls_before_verification) {
   if (options.algorithm == Algorithm::naive) {
     OrderMap map = reveal_grid_naive(session, options);
     calls_before_verification = stats.target_calls;
+    check_unchanged(session, determinism);
     return map;
   }
   stats.low_range_mode =
@@ -173,9 +175,24 @@ OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const 
   check_fused_nodes_per_class(session, element_class,
                               [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
                               stats);
-  check_grid_simulation(
-      session, element_class, [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
-      options, stats);
+  // Every element returns the bits it returned for the determinism input before the reveal.
+  check_unchanged(session, determinism);
+  // The simulation reuses the value partition's random inputs: every element added each of them
+  // (in the partition's calls, before the reveal), so every element is compared with its class's
+  // tree on each input, where a call of its own would give each element one input (row r: input
+  // r mod count). No call of its own, and more inputs per element. It comes after the final
+  // comparison, so that an element whose order changed during the reveal is named for that
+  // (batch_inconsistent), not for a simulation that disagrees with its old outputs.
+  if (options.verify_inputs > 0 && session.leaves() >= 2)
+    compare_grid_simulation(
+        session.info(), revealer.partition_inputs(),
+        std::min(options.verify_inputs, revealer.partition_input_count()),
+        [](std::size_t, std::size_t) { return true; },
+        [&](std::size_t input, std::size_t element) {
+          const std::size_t columns = session.info().grid.columns;
+          return revealer.partition_output(input, element / columns, element % columns);
+        },
+        element_class, [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); }, stats);
   return map;
 }
 
@@ -199,8 +216,8 @@ RevealResult reveal(Target& target, const RevealOptions& options) {
     check_fused_nodes(target.info(), result.tree, single_runner(session), result.stats);
     check_tree(session, result.tree, options, options.verify_probes, false, result.stats);
     result.map = OrderMap::uniform(target.info().grid, result.tree);
+    check_unchanged(session, before);
   }
-  check_unchanged(session, before);
   result.stats.verification_calls = result.stats.target_calls - calls_before_verification;
   result.stats.map_classes = result.map.classes.size();
   result.stats.total_seconds =

@@ -16,4 +16,11 @@ inline void fail_case(CaseResult& result, Finding finding, const std::string& me
   result.diagnostic = d;
 }
 
+// A failure the suite's configuration causes (CaseResult::configuration_error): reported as the
+// engine's `unsupported` finding, and the run ends with the configuration error's exit status.
+inline void fail_case_on_configuration(CaseResult& result, const std::string& message) {
+  fail_case(result, Finding::unsupported, message);
+  result.configuration_error = true;
+}
+
 }  // namespace fprev::detail

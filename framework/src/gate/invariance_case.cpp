@@ -31,9 +31,9 @@ bool invariance_of_case(const Backend& backend, const BackendInstance& instance,
   } catch (const BackendUnavailable& e) {  // a variant's setting this host or library cannot run
     fail_case(result, Finding::unsupported, at + e.what());
   } catch (const ConfigError& e) {
-    fail_case(result, Finding::unsupported, at + e.what());
+    fail_case_on_configuration(result, at + e.what());
   } catch (const InvarianceError& e) {
-    fail_case(result, Finding::unsupported, at + e.what());
+    fail_case_on_configuration(result, at + e.what());
   } catch (const TargetFault& e) {
     fail_case(result, Finding::target_fault, at + e.what());
     result.diagnostic->likely_cause = e.likely_cause();

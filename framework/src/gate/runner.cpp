@@ -82,6 +82,7 @@ struct Runner::OpenInstance {
 namespace {
 
 using detail::fail_case;
+using detail::fail_case_on_configuration;
 
 // A target whose probes no longer give a tree may still add in the golden's order with another
 // arithmetic (rounding toward zero breaks the masks of the all-one construction): the fingerprint
@@ -294,6 +295,7 @@ bool Runner::check_case_alignment(const Suite& suite, const SuiteCase& c, CaseRe
   if (!options_.check_alignment || !instance.instance || !result.revealed) return true;
   try {
     const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    result.jobs_started += target->info().jobs_started;
     RevealOptions options = options_.reveal;
     use_probe_streams(options, options_.streams, *instance.instance, c.params);
     options.max_seconds = budget_of(c);
@@ -309,6 +311,7 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
   if (c.invariant.empty() || !instance.instance || !result.revealed) return true;
   try {
     const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    result.jobs_started += target->info().jobs_started;
     RevealOptions options = options_.reveal;
     use_probe_streams(options, options_.streams, *instance.instance, c.params);
     options.max_seconds = budget_of(c);
@@ -351,7 +354,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   if (!locate_golden(suite, c, result)) {
     const OpenInstance& instance = open(suite, c.backend_instance);
     if (instance.config_error) {
-      fail_case(result, Finding::unsupported, instance.unavailable);
+      fail_case_on_configuration(result, instance.unavailable);
     } else if (instance.fault) {
       fail_case(result, Finding::target_fault, instance.unavailable);
     } else if (instance.unusable) {
@@ -372,6 +375,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
   try {
     instance.instance->validate_case(c.params);
     target = instance.instance->make_target(c.params);
+    result.jobs_started += target->info().jobs_started;
     result.target_description = target->info().description;
     result.revealed_output = target->info().traits.output;
     result.traits = target->info().traits;
@@ -458,7 +462,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     }
     result.status = CaseStatus::misbehaves;
   } catch (const ConfigError& e) {
-    fail_case(result, Finding::unsupported, e.what());
+    fail_case_on_configuration(result, e.what());
   } catch (const TargetFault& e) {  // outside the engine: making the target, a fingerprint
     fail_case(result, Finding::target_fault, e.what());
     result.diagnostic->likely_cause = e.likely_cause();

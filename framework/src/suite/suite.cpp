@@ -45,6 +45,18 @@ std::string location(const std::string& file, int line, int column) {
   return format_position(position(file, line, column));
 }
 
+const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::string& name) {
+  for (const auto& spec : specs)
+    if (spec.name == name) return &spec;
+  return nullptr;
+}
+
+std::vector<std::string> spec_names(const std::vector<ParamSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& spec : specs) names.push_back(spec.name);
+  return names;
+}
+
 }  // namespace suite_detail
 
 std::string SuiteDiagnostic::str() const { return format_position(where) + ": error: " + message; }

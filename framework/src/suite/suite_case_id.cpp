@@ -12,15 +12,9 @@ namespace {
 
 bool is_shape_param(const std::string& name) { return name == "m" || name == "n" || name == "k"; }
 
-const ParamSpec* case_id_spec(const std::vector<ParamSpec>& specs, const std::string& name) {
-  for (const auto& spec : specs)
-    if (spec.name == name) return &spec;
-  return nullptr;
-}
-
-std::string case_id_spec_names(const std::vector<ParamSpec>& specs) {
+std::string join_spec_names(const std::vector<ParamSpec>& specs) {
   std::string out;
-  for (const auto& spec : specs) out += (out.empty() ? "" : ", ") + spec.name;
+  for (const std::string& name : suite_detail::spec_names(specs)) out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 
@@ -81,9 +75,9 @@ IdTemplateResult expand_id_template(std::string_view id_template,
       return result;
     }
     const std::string name(id_template.substr(pos + 1, close - pos - 1));
-    if (case_id_spec(specs, name) == nullptr) {
+    if (find_spec(specs, name) == nullptr) {
       result.error = "id template '" + std::string(id_template) + "' uses unknown parameter {" +
-                     name + "}; allowed values: " + case_id_spec_names(specs);
+                     name + "}; allowed values: " + join_spec_names(specs);
       return result;
     }
     const auto value = resolved.find(name);
@@ -114,7 +108,7 @@ std::string default_case_id(const std::vector<ParamSpec>& specs, const Params& s
   // Params is an ordered map: this loop visits the names in alphabetical order.
   for (const auto& [name, value] : set_params) {
     if (name == "op" || name == "dtype" || is_shape_param(name)) continue;
-    parts.push_back(setting_part(case_id_spec(specs, name), name, value));
+    parts.push_back(setting_part(suite_detail::find_spec(specs, name), name, value));
   }
   std::string shape;
   for (const char* dim : {"m", "n", "k"}) {

@@ -16,6 +16,12 @@ SourcePosition position(const std::string& file, int line, int column);
 // format_position of that: "<file>:<line>:<col>", or "<file>" when line is 0.
 std::string location(const std::string& file, int line, int column);
 
+// The spec of parameter `name` among `specs`; nullptr when there is none.
+const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::string& name);
+
+// The names of `specs`, in their order: the allowed values of an error message.
+std::vector<std::string> spec_names(const std::vector<ParamSpec>& specs);
+
 // Lower-cases and replaces characters outside [a-z0-9._-] with '_'.
 std::string sanitize_id_part(std::string_view text);
 

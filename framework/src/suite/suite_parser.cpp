@@ -60,17 +60,8 @@ std::string describe(const YAML::Node& node) {
   return "no value";
 }
 
-std::vector<std::string> spec_names(const std::vector<ParamSpec>& specs) {
-  std::vector<std::string> names;
-  for (const auto& spec : specs) names.push_back(spec.name);
-  return names;
-}
-
-const ParamSpec* find_spec(const std::vector<ParamSpec>& specs, const std::string& name) {
-  for (const auto& spec : specs)
-    if (spec.name == name) return &spec;
-  return nullptr;
-}
+using suite_detail::find_spec;
+using suite_detail::spec_names;
 
 // "1 entry", "1,000 entries".
 std::string counted(std::uint64_t count, std::string_view one, std::string_view many) {

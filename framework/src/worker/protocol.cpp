@@ -249,7 +249,8 @@ Json to_json(const TargetInfo& info) {
           {"grid", {{"rows", info.grid.rows}, {"columns", info.grid.columns}}},
           {"columns_placement", info.columns_placement},
           {"alignment", to_string(info.alignment)},
-          {"leading_dimensions", info.leading_dimensions}};
+          {"leading_dimensions", info.leading_dimensions},
+          {"jobs_started", info.jobs_started}};
 }
 
 TargetInfo target_info_from_json(const Json& json) {
@@ -277,6 +278,7 @@ TargetInfo target_info_from_json(const Json& json) {
   else if (alignment == "ignores") info.alignment = AlignmentSupport::ignores;
   else throw ProtocolError("unknown alignment support '" + alignment + "'");
   info.leading_dimensions = json.value("leading_dimensions", false);
+  info.jobs_started = json.value("jobs_started", std::size_t{0});
   if (info.n == 0 || info.grid.rows == 0 || info.grid.columns == 0)
     throw ProtocolError("a target with no summands or an empty grid");
   return info;

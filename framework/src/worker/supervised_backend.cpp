@@ -40,6 +40,21 @@ struct InstanceState {
   std::mutex mutex;
   std::vector<std::unique_ptr<WorkerChannel>> idle;
 
+  // The end of the run: every idle worker closes its instance before it is killed, so that what
+  // the instance keeps running between cases (the mpi backend's jobs) ends cleanly, with its
+  // shared memory and session files, instead of by SIGKILL. A worker that fails or hangs meanwhile
+  // is killed as always.
+  ~InstanceState() {
+    for (std::unique_ptr<WorkerChannel>& worker : idle) {
+      if (!worker->usable()) continue;
+      try {
+        worker->call({{"op", "close_instance"}}, {"closing the instance", subject, 0});
+      } catch (const std::exception&) {
+        // killed with its process below
+      }
+    }
+  }
+
   // A worker with the instance open: an idle one, or a new one. Throws TargetFault, and the
   // worker's replies to open (ConfigError, BackendUnavailable).
   std::unique_ptr<WorkerChannel> acquire(Identity* identity = nullptr) {

@@ -195,9 +195,12 @@ class WorkerMemoryLedger {
   std::map<const void*, std::size_t> resident_;
 };
 
+// Never destroyed: a worker owned by an object of static storage (a benchmark's backend instance)
+// is destroyed at exit after this ledger would be (it is constructed later, at the first call), and
+// its destructor still removes itself from the ledger: a use after free that corrupted the heap.
 WorkerMemoryLedger& memory_ledger() {
-  static WorkerMemoryLedger ledger;
-  return ledger;
+  static WorkerMemoryLedger* const ledger = new WorkerMemoryLedger;
+  return *ledger;
 }
 
 std::string mebibytes(std::size_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }

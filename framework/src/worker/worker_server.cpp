@@ -43,6 +43,11 @@ class Server {
       targets_.erase(request.at("target").get<std::uint64_t>());
       return ok({});
     }
+    if (op == "close_instance") {  // the end of the run: what the instance keeps running ends now
+      targets_.clear();
+      instance_.reset();
+      return ok({});
+    }
     if (op == "probes") return probes(request);
     if (op == "values") return values(request);
     throw ProtocolError("unknown request '" + op + "'");

@@ -125,6 +125,13 @@ TEST(CaseText, TheNewFailuresAreListedPhrases) {
   EXPECT_EQ(failure_reason(budget, {}), "the case has a golden here but reached no verdict within its time budget");
   EXPECT_TRUE(listed(failure_reason(budget, {})));
   EXPECT_TRUE(listed(failure_reason(result(CaseStatus::unwritable), {})));
+  // A case the suite's configuration broke says so, not "the target misbehaves".
+  CaseResult refused = result(CaseStatus::misbehaves);
+  refused.diagnostic = Diagnostic{};
+  refused.diagnostic->finding = Finding::unsupported;
+  refused.configuration_error = true;
+  EXPECT_EQ(failure_reason(refused, {}), "the suite's configuration is refused");
+  EXPECT_TRUE(listed(failure_reason(refused, {})));
   CaseResult older = result(CaseStatus::passed);
   older.golden = Golden{};
   older.golden->map = OrderMap::uniform({}, parse_sexpr("((0 1) 2)"));

@@ -170,6 +170,29 @@ TEST(Reporters, JsonSaysWhichObsoleteGoldensWereDeleted) {
   EXPECT_EQ(json["undeleted_goldens"][0]["reason"], "it does not read as a golden");
 }
 
+// A distributed run that lost an MPI rank: both reports name it, and the text's closing line stays
+// last (scripts read the counts from it).
+TEST(Reporters, TextAndJsonNameTheLostRanks) {
+  static const std::vector<CaseResult> results = two_results();
+  const std::vector<ObsoleteGolden> none;
+  const std::string why = "rank 2 (host node07) was lost: it sent no word for 20 s";
+  std::ostringstream text, progress, json;
+  auto text_reporter = make_text_reporter(text, progress, false);
+  auto json_reporter = make_json_reporter(json);
+  for (Reporter* reporter : {text_reporter.get(), json_reporter.get()}) {
+    reporter->run_started({"check", SkipPolicy{}, results.size(), 0, {}});
+    reporter->run_finished({results, none, count_cases(results, SkipPolicy{}), UnreferencedPolicy::warn, "", {}, {why}});
+  }
+  const std::string lines = text.str();
+  EXPECT_NE(lines.find("lost MPI rank (the run fails): " + why + "\n1 passed, 0 failed, 1 skipped\n"), std::string::npos)
+      << lines;
+  EXPECT_EQ(Json::parse(json.str())["lost_ranks"], Json::array({why}));
+  std::ostringstream whole;
+  auto no_loss = make_json_reporter(whole);
+  run(*no_loss, false);
+  EXPECT_EQ(Json::parse(whole.str())["lost_ranks"], Json::array());
+}
+
 TEST(Reporters, CTestModePrintsTheCaseOnly) {
   std::ostringstream out;
   auto reporter = make_ctest_reporter(out);

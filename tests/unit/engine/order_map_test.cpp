@@ -179,11 +179,42 @@ TEST(OrderMap, ClassesShareTargetCalls) {
 }
 
 // Determinism on a grid: one input on every row, two calls, whose outputs are also the first of the
-// four value inputs: 2 + 3 value calls, then the simulation and the final one.
-TEST(OrderMap, DeterminismSharesItsCallsWithTheValueClasses) {
+// four value inputs: 2 + 3 value calls, then the final one. The simulation compares every element
+// with its class's tree on the four value inputs it already added: no call of its own.
+TEST(OrderMap, DeterminismAndSimulationShareTheirCallsWithTheValueClasses) {
   GridOracleTarget target({12, 9}, {lanes_tree(64, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; });
-  reveal_grid(target);
-  EXPECT_EQ(target.value_calls, 2u + 3u + 1u + 1u);
+  const RevealResult result = reveal_grid(target);
+  EXPECT_EQ(target.value_calls, 2u + 3u + 1u);
+  EXPECT_EQ(result.stats.simulated_inputs, 4u);
+}
+
+// The simulation on the value inputs is a real check: an element whose arithmetic differs from
+// what its class's tree gives (here one element returns its sums one ulp up, in every call alike,
+// so it stays deterministic and answers every probe as its class does) fails it.
+class OneElementOffByAnUlp : public Target {
+ public:
+  OneElementOffByAnUlp()
+      : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }) {}
+  const TargetInfo& info() const override { return oracle_.info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+    outputs[4 * 5 + 1] = std::nextafter(outputs[4 * 5 + 1], 1e300);
+  }
+
+ private:
+  GridOracleTarget oracle_;
+};
+
+TEST(OrderMap, TheSimulationOnTheValueInputsComparesEveryElement) {
+  OneElementOffByAnUlp target;
+  try {
+    reveal(target);
+    FAIL() << "a map was returned although element (4, 1) does not add as its tree says";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
+    EXPECT_NE(std::string(e.what()).find("output element (4, 1)"), std::string::npos) << e.what();
+  }
 }
 
 // A grid whose element (3, 4) answers the same input differently in the second call.

@@ -85,6 +85,9 @@ TEST(MpiJobFaults, ACleanRevealLeavesNoProcess) {
     EXPECT_GE(processes.size(), 4u);
     EXPECT_EQ(reveal(*target).tree.leaf_count(), 3u);
   }
+  // The job waits for the next case of its launch while the instance lives, and ends with it.
+  for (int pid : processes) EXPECT_TRUE(process_alive(pid)) << "process " << pid << " ended early";
+  instance.reset();
   for (int pid : processes) EXPECT_FALSE(process_alive(pid)) << "process " << pid << " survived";
 }
 
