@@ -70,7 +70,9 @@ cmp -s <(tree_of "$work/one-run/$first-t1/forced/ob-$first/$g") \
 # machine runs Haswell.
 if can_run Haswell; then
 cd "$ROOT"
-counts() { tail -n1 "$1" | sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/p'; }
+# The summary line, wherever it is: a check longer than the progress interval (a loaded machine)
+# may print its last progress line on stderr after it.
+counts() { sed -nE 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/p' "$1" | tail -n1; }
 AVX2=$DATA/cpuinfo-amd-epyc-zen3-avx2.txt
 # (Every case skips there: --allow-nothing, or the check would fail for comparing nothing.)
 FPREV_BLAS_CPUINFO=$AVX2 "$FG" check --no-pending --allow-nothing --suite blas-cpu --backend '*skylakex' >"$work/skx" 2>&1

@@ -46,5 +46,20 @@ cfg=$(mktemp -d)
 trap 'rm -rf "$cfg"' EXIT
 out=$(cmake -S "$source_dir" -B "$cfg" -DCMAKE_BUILD_TYPE=Release -DFPREV_BUILD_TESTS=OFF \
         -DFPREV_BUILD_BENCHMARKS=OFF 2>&1) || fail "the gate's configuration (tests and benchmarks off) fails: $out"
+# scripts/test-all configures the same build/ after it: its own configuration, run over the gate's
+# tree, must turn the tests back on (CMake keeps a cached option not given again, and a test-all
+# after a gate once built and ran no unit or e2e test at all).
+test_all_configure=$(awk '/^cmake -S \. -B build /{on=1} on{print; if ($0 !~ /\\$/) exit}' \
+                       "$source_dir/scripts/test-all" | sed 's/>\/dev\/null//' | tr -d '\\\n')
+if [ -z "$test_all_configure" ]; then
+  fail "scripts/test-all has no 'cmake -S . -B build ...' line"
+else
+  out=$(cd "$source_dir" && eval "${test_all_configure/-B build/-B \"\$cfg\"}" 2>&1) ||
+    fail "test-all's configuration over the gate's fails: $out"
+  for option in FPREV_BUILD_TESTS FPREV_BUILD_BENCHMARKS FPREV_WERROR; do
+    grep -qx "$option:BOOL=ON" "$cfg/CMakeCache.txt" ||
+      fail "test-all's configuration over the gate's leaves $option $(grep "^$option:" "$cfg/CMakeCache.txt")"
+  done
+fi
 
-[ "$failures" -eq 0 ] && echo "PASS: scripts/in-debian, scripts/install-deps, the gate's configuration" || exit 1
+[ "$failures" -eq 0 ] && echo "PASS: scripts/in-debian, scripts/install-deps, the gate's and test-all's configurations" || exit 1

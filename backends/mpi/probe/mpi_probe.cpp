@@ -149,7 +149,9 @@ int connect_tcp(const std::string& address) {
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   if (const int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0)
-    die("cannot resolve the backend's host " + host + ": " + ::gai_strerror(rc));
+    die("cannot resolve the backend's host " + host + ": " + ::gai_strerror(rc) +
+        " (the host name of the machine running fprev-golden: every node of the job must resolve "
+        "it, through DNS or /etc/hosts)");
   std::string errors;
   int fd = -1;
   for (const addrinfo* a = found; a != nullptr && fd < 0; a = a->ai_next) {

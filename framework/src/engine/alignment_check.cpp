@@ -158,8 +158,10 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
       placed_options.max_seconds = options.max_seconds - elapsed();
     }
     if (options.make_worker)
-      placed_options.make_worker = [make = options.make_worker, offset = offset, pad = pad, counts] {
-        return std::make_unique<PlacedTarget>(make(), offset, pad, counts);
+      // Copies under their own names: clang's -Wshadow flags an init-capture named like the
+      // structured binding it copies.
+      placed_options.make_worker = [make = options.make_worker, at = offset, padding = pad, counts] {
+        return std::make_unique<PlacedTarget>(make(), at, padding, counts);
       };
     bool found = false;
     for (OffsetClass& known : classes) {
