@@ -124,9 +124,12 @@ class BlasInstance final : public BackendInstance {
   BlasCase checked_case(const Params& params) const {
     const BlasCase c = parse_case(params);
     const std::string symbol = c.symbol();
+    // The library's shortcoming, not the suite's: a library (an upgrade, FPREV_BLAS_LIBRARY) that
+    // dropped a routine fails the case like any other change of the library (exit 1), where a
+    // configuration error would say "fix the suite" (exit 2).
     for (const auto& missing : library_->missing_symbols())
       if (missing == symbol)
-        throw ConfigError("op", library_->name() + " at " + library_->path() + " lacks " + symbol +
+        throw TargetError(library_->name() + " at " + library_->path() + " lacks " + symbol +
                                     ": op " + (c.op == Op::dot ? "dot" : c.op == Op::gemv ? "gemv" : "gemm") +
                                     " with dtype " + std::string(to_string(c.dtype)) +
                                     " is unavailable for this library");
