@@ -61,7 +61,12 @@ class LogProgressReporter final : public Reporter {
     running_.clear();
   }
 
-  void run_finished(const RunSummary& /*summary*/) override {}
+  // No progress line after the run's summary: ReporterList calls this under report_output_mutex(),
+  // which write_line() takes before it looks at finished_.
+  void run_finished(const RunSummary& /*summary*/) override {
+    const std::lock_guard lock(mutex_);
+    finished_ = true;
+  }
 
  private:
   // Wakes every interval; writes a line when none was written for a whole interval.
@@ -96,8 +101,12 @@ class LogProgressReporter final : public Reporter {
   }
 
   // One write(2) of a whole line, between the reports' own (flushed) blocks: never inside one.
-  void write_line(const std::string& line) const {
+  void write_line(const std::string& line) {
     const std::lock_guard output(report_output_mutex());
+    {
+      const std::lock_guard lock(mutex_);  // the order case_finished takes them in: no deadlock
+      if (finished_) return;
+    }
     for (std::size_t written = 0; written < line.size();) {
       const ssize_t n = ::write(fd_, line.data() + written, line.size() - written);
       if (n <= 0) return;
@@ -111,6 +120,7 @@ class LogProgressReporter final : public Reporter {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool finished_ = false;  // the summary is written: no more lines
   std::size_t total_ = 0;
   std::size_t done_ = 0;
   std::string running_;  // "[k/N] reproducibility/<suite>/<backend>/<case>" while a case runs

@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "fprev/sexpr.hpp"
 #include "report/json.hpp"
@@ -213,6 +218,44 @@ TEST(Reporters, AListForwardsEveryEventToEachReporter) {
   run(list, false);
   EXPECT_NE(text.str().find("1 passed, 0 failed, 1 skipped"), std::string::npos);
   EXPECT_EQ(Json::parse(json.str())["counts"]["skipped"], 1);
+}
+
+// What a non-blocking pipe holds now.
+std::string drain(int fd) {
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<std::size_t>(n));
+  return text;
+}
+
+// A CI log reads the counts from the summary's closing line: the log progress thread, which writes
+// a line every interval, writes none after the summary (it did: "300 of 300 cases done" after it).
+TEST(Reporters, LogProgressWritesNoLineAfterTheSummary) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_NONBLOCK), 0);
+  {
+    auto reporter = make_log_progress_reporter(fds[1], std::chrono::milliseconds(5), "check");
+    static const std::vector<CaseResult> results = two_results();
+    static const std::vector<ObsoleteGolden> none;
+    reporter->run_started({"check", SkipPolicy{}, results.size(), 0, {}});
+    reporter->case_started(0, results[0].case_id);
+    std::string written;
+    for (int wait = 0; wait < 1000 && written.empty(); ++wait) {  // up to 5 s on a loaded machine
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      written = drain(fds[0]);
+    }
+    EXPECT_NE(written.find("0 of 2 cases done"), std::string::npos) << "the thread writes progress";
+    {
+      // As ReporterList calls it: under the output lock, which the progress thread writes under.
+      const std::lock_guard output(report_output_mutex());
+      drain(fds[0]);
+      reporter->run_finished({results, none, count_cases(results, SkipPolicy{}), UnreferencedPolicy::warn, ""});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    EXPECT_EQ(drain(fds[0]), "") << "a progress line after the summary";
+  }
+  ::close(fds[0]);
+  ::close(fds[1]);
 }
 
 }  // namespace
