@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "distributed/wire.hpp"
 
@@ -62,6 +63,23 @@ void RankLiveness::tick() {
       peer.why_lost = "rank " + std::to_string(rank) + (peer.host == "?" ? "" : " (host " + peer.host + ")") +
                       " was lost: " + e.what();
     }
+  }
+}
+
+void RankLiveness::settle() {
+  const auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(silence_seconds_));
+  const std::lock_guard lock(mutex_);
+  for (auto& [rank, peer] : peers_) {
+    try {
+      while (peer.pending >= 0 && peer.why_lost.empty() && !link_.sent(peer.pending, rank)) {
+        if (Clock::now() > give_up) break;  // a rank that stopped listening: nothing to wait for
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    } catch (const std::runtime_error&) {
+      // a rank that is gone: MPI_Finalize reports it
+    }
+    peer.pending = -1;
   }
 }
 

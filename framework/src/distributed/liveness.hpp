@@ -37,6 +37,9 @@ class RankLiveness {
   // Why each lost rank is lost, in rank order.
   std::vector<std::string> lost_ranks() const;
   double silence_seconds() const { return silence_seconds_; }
+  // At the end of a run, after the last tick: waits (at most the silence limit) until MPI has
+  // taken the heartbeats still in flight, so that MPI_Finalize finds no request of ours open.
+  void settle();
   // The pause between two ticks that keeps heartbeats on time.
   std::chrono::milliseconds tick_interval() const;
 

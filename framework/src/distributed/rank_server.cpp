@@ -189,6 +189,11 @@ int serve_rank(MpiLink& link, double rank_timeout_seconds) {
     else backoff.pause();
   }
   slots.clear();  // each slot stops its worker
+  // The last word to rank 0, after every heartbeat: rank 0 takes our messages until it sees this
+  // one, so that none is left unreceived at MPI_Finalize (MPICH's UCX prints a warning on stdout
+  // for each, into rank 0's --json).
+  link.send(0, kControlTag, encode_message({Json{{"op", "bye"}}.dump(), {}}), unless_rank_zero_is_lost);
+  liveness.settle();
   return 0;
 }
 

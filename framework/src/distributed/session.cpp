@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -204,6 +206,40 @@ DistributedSession::DistributedSession(const MpiLaunch& launch, std::size_t stre
   worker::set_worker_placement(&place_worker);
 }
 
+namespace {
+
+// Takes each serving rank's messages until its "bye" (rank_server.cpp): its last heartbeats would
+// otherwise be left unreceived at MPI_Finalize, which MPICH's UCX reports on stdout, into the
+// --json document. MPI keeps the order of one sender's messages, so "bye" comes after them all.
+// A rank that says nothing for `seconds` is not waited for longer.
+void take_last_messages(distributed::MpiLink& link, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  for (int r = 1; r < link.size(); ++r) {
+    auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    for (;;) {
+      int from = 0, tag = 0;
+      std::optional<std::string> bytes;
+      try {
+        bytes = link.try_receive(r, -1, from, tag);
+      } catch (const std::exception&) {
+        break;  // a rank that is gone
+      }
+      if (!bytes) {
+        if (Clock::now() > give_up) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+      if (tag != distributed::kControlTag) continue;
+      const worker::Json header =
+          worker::Json::parse(distributed::decode_message(std::move(*bytes)).header, nullptr, false);
+      if (header.is_object() && header.value("op", "") == "bye") break;
+    }
+  }
+}
+
+}  // namespace
+
 DistributedSession::~DistributedSession() {
   if (!state_->serving) {
     worker::set_worker_placement(nullptr);
@@ -230,6 +266,8 @@ DistributedSession::~DistributedSession() {
         // a rank that is gone: MPI_Finalize below reports it
       }
     }
+    take_last_messages(*state_->link, state_->liveness->silence_seconds());
+    state_->liveness->settle();
     if (state_->launcher_drops_exit_status) {
       link_awaiting_status = std::move(state_->link);
       return;
