@@ -265,52 +265,69 @@ PY
   # 3 s of silence: the lost rank is noticed soon, and a live one is never that slow to be scheduled.
   lost=(--suite lost --suites suites --rank-timeout 3 --watchdog 300)
   ompi_go_on=("$openmpi" --mca orte_abort_on_non_zero_status 0)
-  # Open MPI, told to let the job go on: kill -9 of rank 1 during update.
-  lose "${ompi_go_on[@]}" -- KILL OMPI_COMM_WORLD_RANK 1 lost-update.json -- update "${lost[@]}" --golden golden-lost \
-    --json
-  [ "$status" -ne 0 ] && pass "Open MPI, rank 1 killed: the job's exit status is $status" || fail "Open MPI, rank 1 killed: exit 0"
-  if lost_case=$(the_lost_case lost-update.json); then
-    pass "Open MPI, rank 1 killed: the JSON report is whole, names rank 1 in lost_ranks, the case in flight ($lost_case) failed naming it, the others passed"
-    [ -z "$(find golden-lost -name "$lost_case.golden")" ] && [ "$(find golden-lost -name '*.golden' | wc -l)" -eq 3 ] \
-      && pass "no golden for the lost case, the other 3 recorded" || fail "the goldens after a lost rank: $(find golden-lost -name '*.golden')"
-  else fail "Open MPI, rank 1 killed: the JSON report"; head -c 600 lost-update.json; tail -5 lost-update.json.err; fi
-  python3 "$ROOT/tests/e2e/validate_json.py" "$ROOT/docs/fprev-golden.schema.json" lost-update.json update \
-    lost_ranks/0=@nonempty >lost-schema.txt 2>&1
-  case $? in
-    0) pass "the report of a run that lost a rank follows the JSON schema" ;;
-    77) cat lost-schema.txt ;;
-    *) fail "the report of a run that lost a rank: schema"; head -5 lost-schema.txt ;;
-  esac
-  expect_in "the MPI job lost a rank:" lost-update.json.err "rank 0 names the lost rank on its way out"
-  # With that flag Open MPI's mpirun ends with 0 when every rank finalises, whatever rank 0 returns:
-  # rank 0 ends a run that did not pass with MPI_Abort(status), so that the status gets out.
-  "${ompi_go_on[@]}" -np 2 "$FG" check --suite lost --suites suites --golden golden-lost --strict >flag-fail.txt 2>&1
-  expect_status 1 $? "Open MPI, orte_abort_on_non_zero_status 0: a check that fails (a missing golden, strict)"
-  "${ompi_go_on[@]}" -np 2 "$FG" check --suite lost --suites suites --golden no-such-folder >flag-usage.txt 2>&1
-  expect_status 2 $? "Open MPI, orte_abort_on_non_zero_status 0: a usage error"
+  # Open MPI 4 (ORTE) lets rank 0 outlive a lost rank with orte_abort_on_non_zero_status 0. Open
+  # MPI 5's launcher (PRRTE, Debian 13) ends the job at once whatever that says (measured): there
+  # only what holds under every launcher is checked (a lost or stopped rank ends the job non-zero,
+  # a stopped one named in the report), and the skip is said (docs/distributed.md, A lost rank).
+  # Open MPI 4's mpirun says "mpirun (OpenRTE) 4.1.4"; Open MPI 5's "mpirun (Open MPI) 5.0.7".
+  launcher_version=$("$openmpi" --version 2>&1 | head -1)
+  orte=""
+  case "$launcher_version" in *"(OpenRTE)"*) orte=1 ;; esac
+  [ -n "$orte" ] || echo "SKIP - $launcher_version (PRRTE): no launcher flag keeps rank 0 alive after a lost rank; the report-after-loss, exit-status-under-the-flag and --enable-recovery checks are Open MPI 4's"
+  if [ -n "$orte" ]; then
+    # Open MPI, told to let the job go on: kill -9 of rank 1 during update.
+    lose "${ompi_go_on[@]}" -- KILL OMPI_COMM_WORLD_RANK 1 lost-update.json -- update "${lost[@]}" --golden golden-lost \
+      --json
+    [ "$status" -ne 0 ] && pass "Open MPI, rank 1 killed: the job's exit status is $status" || fail "Open MPI, rank 1 killed: exit 0"
+    if lost_case=$(the_lost_case lost-update.json); then
+      pass "Open MPI, rank 1 killed: the JSON report is whole, names rank 1 in lost_ranks, the case in flight ($lost_case) failed naming it, the others passed"
+      [ -z "$(find golden-lost -name "$lost_case.golden")" ] && [ "$(find golden-lost -name '*.golden' | wc -l)" -eq 3 ] \
+        && pass "no golden for the lost case, the other 3 recorded" || fail "the goldens after a lost rank: $(find golden-lost -name '*.golden')"
+    else fail "Open MPI, rank 1 killed: the JSON report"; head -c 600 lost-update.json; tail -5 lost-update.json.err; fi
+    python3 "$ROOT/tests/e2e/validate_json.py" "$ROOT/docs/fprev-golden.schema.json" lost-update.json update \
+      lost_ranks/0=@nonempty >lost-schema.txt 2>&1
+    case $? in
+      0) pass "the report of a run that lost a rank follows the JSON schema" ;;
+      77) cat lost-schema.txt ;;
+      *) fail "the report of a run that lost a rank: schema"; head -5 lost-schema.txt ;;
+    esac
+    expect_in "the MPI job lost a rank:" lost-update.json.err "rank 0 names the lost rank on its way out"
+    # With that flag Open MPI's mpirun ends with 0 when every rank finalises, whatever rank 0 returns:
+    # rank 0 ends a run that did not pass with MPI_Abort(status), so that the status gets out.
+    "${ompi_go_on[@]}" -np 2 "$FG" check --suite lost --suites suites --golden golden-lost --strict >flag-fail.txt 2>&1
+    expect_status 1 $? "Open MPI, orte_abort_on_non_zero_status 0: a check that fails (a missing golden, strict)"
+    "${ompi_go_on[@]}" -np 2 "$FG" check --suite lost --suites suites --golden no-such-folder >flag-usage.txt 2>&1
+    expect_status 2 $? "Open MPI, orte_abort_on_non_zero_status 0: a usage error"
+  fi
   # SIGSTOP: the process lives, so no launcher notices; rank 0 does, under the launcher's defaults.
   "$FG" update "${lost[@]}" --golden golden-whole >/dev/null 2>&1
   expect_status 0 $? "serial update of the lost suite"
-  "${ompi_go_on[@]}" -np 2 "$FG" check --suite lost --suites suites --golden golden-whole >flag-pass.txt 2>&1
-  expect_status 0 $? "Open MPI, orte_abort_on_non_zero_status 0: a check that passes"
+  if [ -n "$orte" ]; then
+    "${ompi_go_on[@]}" -np 2 "$FG" check --suite lost --suites suites --golden golden-whole >flag-pass.txt 2>&1
+    expect_status 0 $? "Open MPI, orte_abort_on_non_zero_status 0: a check that passes"
+  fi
   lose "$openmpi" -- STOP OMPI_COMM_WORLD_RANK 1 stop-ompi.txt -- check "${lost[@]}" --golden golden-whole
   [ "$status" -ne 0 ] && pass "Open MPI, rank 1 stopped: exit status $status" || fail "Open MPI, rank 1 stopped: exit 0"
   expect_in "lost MPI rank (the run fails): rank 1 (host " stop-ompi.txt "Open MPI, rank 1 stopped: the text report names it"
   expect_in "3 passed, 1 failed, 0 skipped" stop-ompi.txt "Open MPI, rank 1 stopped: the other cases ran on rank 0"
   # Rank 0 killed: the serving rank says so and ends the job, never 0 and never waiting for ever.
-  lose "${ompi_go_on[@]}" -- KILL OMPI_COMM_WORLD_RANK 0 lost0.json -- check "${lost[@]}" --golden golden-whole --json
-  [ "$status" -ne 0 ] && pass "Open MPI, rank 0 killed: the job ends with $status" \
-    || fail "Open MPI, rank 0 killed: exit status $status"
-  expect_in "rank 0 was lost: it sent no word for 3 s" lost0.json.err "the serving rank names the lost rank 0"
+  if [ -n "$orte" ]; then
+    lose "${ompi_go_on[@]}" -- KILL OMPI_COMM_WORLD_RANK 0 lost0.json -- check "${lost[@]}" --golden golden-whole --json
+    [ "$status" -ne 0 ] && pass "Open MPI, rank 0 killed: the job ends with $status" \
+      || fail "Open MPI, rank 0 killed: exit status $status"
+    expect_in "rank 0 was lost: it sent no word for 3 s" lost0.json.err "the serving rank names the lost rank 0"
+  fi
   # Open MPI's launcher defaults end the job at once: rank 0 says so and the status is not 0.
   lose "$openmpi" -- KILL OMPI_COMM_WORLD_RANK 1 lost-default.json -- check "${lost[@]}" --golden golden-whole --json
   [ "$status" -ne 0 ] && pass "Open MPI defaults, rank 1 killed: exit status $status" || fail "Open MPI defaults, rank 1 killed: exit 0"
   expect_in "fprev-golden (rank 0 of 2): ended from outside before the run finished" lost-default.json.err \
     "rank 0 says the run ended without a report"
   # mpirun --enable-recovery ends with 0 whatever the ranks do (Open MPI 4.1): refused.
-  "$openmpi" --enable-recovery -np 2 "$FG" check "${lost[@]}" --golden golden-whole --json >recovery.json 2>&1
-  expect_in "makes Open MPI's mpirun end with exit status 0" recovery.json "mpirun --enable-recovery is refused"
-  expect_not_in '"cases"' recovery.json "no report under --enable-recovery"
+  if [ -n "$orte" ]; then
+    "$openmpi" --enable-recovery -np 2 "$FG" check "${lost[@]}" --golden golden-whole --json >recovery.json 2>&1
+    expect_in "makes Open MPI's mpirun end with exit status 0" recovery.json "mpirun --enable-recovery is refused"
+    expect_not_in '"cases"' recovery.json "no report under --enable-recovery"
+  fi
   if [ -n "$mpich" ] && [ -f "$PLUGINS/libfprev-mpi-transport-mpich.so" ]; then
     # MPICH 4.0's hydra ends the job when a process dies, -disable-auto-cleanup or not (within about
     # a second in most tries here): only the status is sure. A stopped rank it does not notice.
