@@ -69,40 +69,59 @@ std::size_t Lab::add_factors(const std::vector<LeafValue>& a, double shared_b) {
   return first_pending_ + pending_.size() - 1;
 }
 
-void Lab::evaluate(std::span<const std::size_t> members) {
-  // The buffers are kept between batches, zero (a) and b_default (b) except at the few leaves an
-  // experiment sets: thousands of experiments on a long reduction would otherwise each clear
-  // rows x n values. The leaves the last batch set are put back first, so a batch that threw
-  // leaves nothing behind for the next.
+void Lab::ship(std::span<const std::span<const std::size_t>> groups) {
+  // The rows live in a_, kept between shipments: zero except at the few leaves an experiment sets
+  // (thousands of experiments on a long reduction would otherwise each clear n values). The leaves
+  // the last shipment set are put back first, so one that threw leaves nothing behind for the next.
   const std::size_t n = info_.n;
-  const std::size_t rows = members.size();
-  for (std::size_t k : a_dirty_) a_[k] = 0.0;
-  for (std::size_t k : b_dirty_) b_[k] = b_default_;
-  a_dirty_.clear();
-  b_dirty_.clear();
-  if (a_.size() < rows * n) a_.assign(rows * n, 0.0);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (const LeafValue& v : pending_[members[r]].a) {
-      a_[r * n + v.leaf] = v.value;
-      a_dirty_.push_back(r * n + v.leaf);
-    }
-  const Experiment& first = pending_[members[0]];
   const bool products = info_.traits.summand != SummandKind::plain;
-  if (products) {
-    if (b_.size() != n || b_default_ != first.b_default) {
-      b_.assign(n, first.b_default);
-      b_default_ = first.b_default;
-    }
-    for (const LeafValue& v : first.b) {
-      b_[v.leaf] = v.value;
-      b_dirty_.push_back(v.leaf);
-    }
+  for (std::size_t k : a_dirty_) a_[k] = 0.0;
+  a_dirty_.clear();
+  std::size_t rows = 0;
+  std::size_t distinct_b = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    rows += groups[g].size();
+    if (g == 0 || right_factors_less(pending_[groups[g - 1][0]], pending_[groups[g][0]], products)) ++distinct_b;
   }
-  std::vector<double> outputs;
-  outputs.reserve(rows);
-  evaluate_rows(target_, rows, std::span<const double>(a_.data(), rows * n),
-                products ? std::span<const double>(b_) : std::span<const double>(), outputs, stats_);
-  for (std::size_t r = 0; r < rows; ++r) outputs_[first_pending_ + members[r]] = outputs[r];
+  if (a_.size() < rows * n) a_.resize(rows * n, 0.0);
+  // One right-factor vector per run of groups with the same right factors (a dot's experiments,
+  // one per call, mostly share theirs): the same buffer, so the worker receives it once.
+  b_.resize(products ? distinct_b * n : 0);
+  std::vector<ValueBatch> calls;
+  calls.reserve(groups.size());
+  std::size_t row = 0;
+  std::size_t b_at = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const std::span<const std::size_t> members = groups[g];
+    for (std::size_t r = 0; r < members.size(); ++r)
+      for (const LeafValue& v : pending_[members[r]].a) {
+        a_[(row + r) * n + v.leaf] = v.value;
+        a_dirty_.push_back((row + r) * n + v.leaf);
+      }
+    const bool new_b = g == 0 || right_factors_less(pending_[groups[g - 1][0]], pending_[members[0]], products);
+    if (products && new_b) {
+      if (g > 0) b_at += n;
+      const Experiment& first = pending_[members[0]];
+      std::fill_n(b_.begin() + static_cast<std::ptrdiff_t>(b_at), n, first.b_default);
+      for (const LeafValue& v : first.b) b_[b_at + v.leaf] = v.value;
+    }
+    ValueBatch call;
+    call.rows = members.size();
+    call.a = std::span<const double>(a_).subspan(row * n, members.size() * n);
+    if (products) call.b = std::span<const double>(b_).subspan(b_at, n);
+    calls.push_back(call);
+    row += members.size();
+  }
+  std::vector<double> outputs(rows);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t done = 0;
+  target_.evaluate_value_calls(calls, outputs, done);
+  stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats_.target_calls += calls.size();
+  stats_.inputs += rows;
+  row = 0;
+  for (const std::span<const std::size_t> members : groups)
+    for (const std::size_t member : members) outputs_[first_pending_ + member] = outputs[row++];
 }
 
 bool right_factors_less(const Experiment& p, const Experiment& q, bool products) {
@@ -132,12 +151,33 @@ void Lab::run() {
     std::vector<std::size_t> order(pending_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), rhs_less);
+    std::vector<std::span<const std::size_t>> groups;
     std::size_t begin = 0;
     while (begin < order.size()) {
       std::size_t end = begin + 1;
       while (end < order.size() && end - begin < batch && !rhs_less(order[begin], order[end])) ++end;
-      evaluate(std::span<const std::size_t>(order).subspan(begin, end - begin));
+      groups.push_back(std::span<const std::size_t>(order).subspan(begin, end - begin));
       begin = end;
+    }
+    // The calls travel together (Target::evaluate_value_calls): a target in a worker process gets
+    // a shipment in one message and answers it in one, where a message per call cost a round trip
+    // each (a dot's 3,300 experiments: 0.35 s of round trips against 0.02 s of the library's own
+    // time). A shipment's rows and right factors stay within kShipmentBytes (at least one call),
+    // so memory stays bounded however many experiments there are.
+    const std::size_t row_bytes = info_.n * sizeof(double);
+    std::size_t first = 0;
+    while (first < groups.size()) {
+      std::size_t bytes = 0;
+      std::size_t last = first;
+      while (last < groups.size()) {
+        const bool new_b = products && (last == first || rhs_less(groups[last - 1][0], groups[last][0]));
+        const std::size_t group_bytes = (groups[last].size() + (new_b ? 1 : 0)) * row_bytes;
+        if (last > first && bytes + group_bytes > kShipmentBytes) break;
+        bytes += group_bytes;
+        ++last;
+      }
+      ship(std::span<const std::span<const std::size_t>>(groups).subspan(first, last - first));
+      first = last;
     }
   }
   first_pending_ += pending_.size();

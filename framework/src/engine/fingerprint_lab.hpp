@@ -30,15 +30,17 @@ struct Experiment {
 // GEMM's rows share B). Plain sums have no right factors: every experiment shares.
 bool right_factors_less(const Experiment& p, const Experiment& q, bool products);
 
-// Collects experiments and evaluates them in batches of up to max_batch rows (rows of one batch
-// share the right factors, as a GEMM's rows share B). Rows are materialised only while their batch
-// is being filled, so memory stays O(max_batch x n) however many experiments there are.
+// Collects experiments and evaluates them in calls of up to max_batch rows (rows of one call share
+// the right factors, as a GEMM's rows share B). The calls travel to the target in shipments of at
+// most kShipmentBytes of rows (one message each to a worker process); rows are materialised only
+// while their shipment is being filled, so memory stays bounded however many experiments there are.
 //
 // With a courier (set_courier), run() hands the queued experiments to it instead of evaluating them:
 // the fingerprints of an order map's classes are measured together that way
 // (fingerprint_grid.cpp), the courier setting every output with set_output() before it returns.
 class Lab {
  public:
+  static constexpr std::size_t kShipmentBytes = std::size_t{32} << 20;
   Lab(Target& target, FingerprintStats& stats);
   // A summand value split over both factors of a product (a * b == value, both exact in the input
   // format), or nullopt when the input format cannot express it.
@@ -59,7 +61,9 @@ class Lab {
   void set_output(std::size_t queued_index, double value) { outputs_.at(first_pending_ + queued_index) = value; }
 
  private:
-  void evaluate(std::span<const std::size_t> members);  // indices into pending_, same right factors
+  // Evaluates the calls of one shipment: each group holds indices into pending_ with the same
+  // right factors (one call).
+  void ship(std::span<const std::span<const std::size_t>> groups);
 
   Target& target_;
   const TargetInfo& info_;
@@ -68,9 +72,8 @@ class Lab {
   std::vector<Experiment> pending_;
   std::size_t first_pending_ = 0;  // index of pending_[0]
   std::vector<double> outputs_;
-  std::vector<double> a_, b_;  // evaluate()'s inputs, kept between batches
-  double b_default_ = 1.0;
-  std::vector<std::size_t> a_dirty_, b_dirty_;  // where the last batch set a value
+  std::vector<double> a_, b_;  // ship()'s inputs; a_ is kept (zero) between shipments
+  std::vector<std::size_t> a_dirty_;  // where the last shipment set a value
 };
 
 // Evaluates rows x n inputs with shared right factors `b`, in batches; appends the outputs.
