@@ -55,6 +55,7 @@ std::uint32_t decode_sequence(const unsigned char* bytes, std::uint8_t length) {
 }
 
 std::ostream* raw_error = nullptr;
+EscapedStandardStreams* installed_streams = nullptr;
 
 }  // namespace
 
@@ -146,6 +147,7 @@ EscapedStandardStreams::EscapedStandardStreams()
   raw_error = &raw;
   std::cout.rdbuf(&cout_escaping_);
   std::cerr.rdbuf(&cerr_escaping_);
+  installed_streams = this;
 }
 
 EscapedStandardStreams::~EscapedStandardStreams() {
@@ -154,8 +156,19 @@ EscapedStandardStreams::~EscapedStandardStreams() {
   std::cout.rdbuf(cout_buffer_);
   std::cerr.rdbuf(cerr_buffer_);
   raw_error = nullptr;
+  installed_streams = nullptr;
 }
 
 std::ostream& raw_standard_error() { return raw_error != nullptr ? *raw_error : std::cerr; }
+
+void retarget_standard_output(std::streambuf* target) {
+  std::cout.flush();
+  if (installed_streams != nullptr) {
+    installed_streams->cout_buffer_ = target;  // restored by the destructor
+    installed_streams->cout_escaping_.target_ = target;
+  } else {
+    std::cout.rdbuf(target);
+  }
+}
 
 }  // namespace fprev::cli

@@ -52,6 +52,7 @@ class ControlEscapingBuffer final : public std::streambuf {
 
  private:
   void write(const std::string& text);
+  friend void retarget_standard_output(std::streambuf* target);
   std::streambuf* target_;
   TextEscaper escaper_;
   std::string scratch_;
@@ -62,6 +63,7 @@ class ControlEscapingBuffer final : public std::streambuf {
 // the progress line on a terminal ("\r\033[K"), whose text is the tool's own.
 class EscapedStandardStreams {
  public:
+  friend void retarget_standard_output(std::streambuf* target);
   EscapedStandardStreams();
   ~EscapedStandardStreams();
   EscapedStandardStreams(const EscapedStandardStreams&) = delete;
@@ -77,5 +79,9 @@ class EscapedStandardStreams {
 // The standard error without escaping (the progress line); std::cerr when no
 // EscapedStandardStreams is installed.
 std::ostream& raw_standard_error();
+
+// Sends std::cout's text (escaped when EscapedStandardStreams is installed) to `target` from now
+// on, after flushing what is held (standard_output.hpp). `target` must outlive std::cout's use.
+void retarget_standard_output(std::streambuf* target);
 
 }  // namespace fprev::cli

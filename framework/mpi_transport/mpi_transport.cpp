@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -28,6 +29,14 @@ void say(char* error, size_t bytes, const char* text, int code) {
   std::snprintf(error, bytes, "%s%s%s", text, length > 0 ? ": " : "", mpi_text);
 }
 
+// FPREV_MPI_TRANSPORT_TEST_PRINT (tests only): print a line on standard output after MPI_Init and
+// before MPI_Finalize, as MPI libraries do (MPICH's UCX logs there at MPI_Finalize).
+void print_as_a_library_does(const char* when) {
+  if (std::getenv("FPREV_MPI_TRANSPORT_TEST_PRINT") == nullptr) return;
+  std::printf("[a line an MPI library printed on standard output %s]\n", when);
+  std::fflush(stdout);
+}
+
 int init(int* rank, int* size, char* host, size_t host_bytes, char* error, size_t error_bytes) {
   int argc = 0;
   char** argv = nullptr;
@@ -41,6 +50,7 @@ int init(int* rank, int* size, char* host, size_t host_bytes, char* error, size_
     say(error, error_bytes, "this MPI provides no MPI_THREAD_SERIALIZED (the gate calls MPI from several threads, one at a time)", MPI_SUCCESS);
     return 1;
   }
+  print_as_a_library_does("after MPI_Init");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, rank);
   MPI_Comm_size(MPI_COMM_WORLD, size);
@@ -101,6 +111,7 @@ int receive_matched(void* data) {
 }
 
 void finalize() {
+  print_as_a_library_does("before MPI_Finalize");
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized == 0) MPI_Finalize();

@@ -81,12 +81,29 @@ expect_status 0 $? "mpirun -np 3 reveal of dgemm 12x40x33"
 [ "$(essence serial-gemm.json)" = "$(essence dist-gemm.json)" ] \
   && pass "gemm on 3 ranks: the order map of the serial run" || fail "gemm on 3 ranks differs from the serial run"
 
+# 2b. An MPI library that prints on standard output (MPICH's UCX does at MPI_Finalize) is heard on
+# standard error, and every rank's standard output, the launcher's, stays the report: valid JSON.
+# The transport plugin prints such a line after MPI_Init and before MPI_Finalize on every rank.
+library_prints() {  # launcher, name
+  FPREV_MPI_TRANSPORT_TEST_PRINT=1 "$1" -np 2 "$FG" reveal "${blas[@]}" --op dot --dtype float32 --n 100 \
+    --json >"print-$2.json" 2>"print-$2.err"
+  expect_status 0 $? "$2: reveal while the MPI library prints on standard output"
+  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "print-$2.json" \
+    && pass "$2: the --json report stays JSON when the MPI library prints" \
+    || { fail "$2: the MPI library's lines went into the --json report"; head -c 300 "print-$2.json"; }
+  [ "$(grep -c 'a line an MPI library printed on standard output' "print-$2.err")" = 4 ] \
+    && pass "$2: the library's lines (2 ranks x 2) reach standard error" \
+    || { fail "$2: the library's lines on standard error"; cat "print-$2.err"; }
+}
+library_prints "$openmpi" "Open MPI"
+
 # 3. MPICH's launcher: the other transport plugin.
 if [ -n "$mpich" ] && [ -f "$PLUGINS/libfprev-mpi-transport-mpich.so" ]; then
   "$mpich" -np 2 "$FG" reveal "${blas[@]}" --op dot --dtype float32 --n 3000 --json >mpich-dot.json 2>mpich-dot.err
   expect_status 0 $? "mpiexec.mpich -np 2 reveal of sdot"
   [ "$(essence serial-dot.json)" = "$(essence mpich-dot.json)" ] \
     && pass "MPICH, 2 ranks: the serial run's tree and counts" || fail "MPICH, 2 ranks: differs from the serial run"
+  library_prints "$mpich" "MPICH"
 else
   echo "skip - MPICH or its transport plugin is not here"
 fi

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "../exit_status.hpp"
+#include "../standard_output.hpp"
 #include "../termination.hpp"
 
 namespace fprev::cli {
@@ -32,6 +33,9 @@ std::unique_ptr<DistributedSession> start_distributed_mode(const EngineOptions& 
   if (!launch) return nullptr;
   refuse_launchers_that_end_green(*launch);
   try {
+    // Before MPI starts: what the MPI library prints on standard output goes to standard error,
+    // never into the report (standard_output.hpp).
+    reserve_standard_output_for_the_tool();
     auto session = std::make_unique<DistributedSession>(*launch, engine.streams_per_rank, engine.rank_timeout);
     if (!session->serving_rank())
       set_termination_note("fprev-golden (rank 0 of " + std::to_string(session->ranks()) +
