@@ -256,6 +256,16 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
       ->type_name("HOW")
       ->group(kEngineGroup);
   command
+      .add_option("--jobs,-j", g.jobs,
+                  "whole cases side by side, like ctest -j: N at a time, each with a runner and workers of "
+                  "its own and (without --streams) cores / N probe streams; reports and goldens stay in "
+                  "the selection's order (default 1; 0: one per core; distributed mode spreads over its "
+                  "ranks instead, --spread)")
+      ->envname("FPREV_JOBS")
+      ->check(CLI::Range(0, 1024))
+      ->type_name("N")
+      ->group(kEngineGroup);
+  command
       .add_option("--max-estimate", g.max_estimate,
                   "refuse, before it runs, a case whose reveal is estimated (fewest probes of the model x the "
                   "measured call time) to take more than S seconds (default 3600; 0: no estimate)")

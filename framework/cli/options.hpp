@@ -84,6 +84,7 @@ struct GateOptions {
   bool all_rows = false;       // --all-rows: every case, also on a terminal when all passed
   double max_estimate = 3600.0;  // --max-estimate S: refuse cases estimated beyond it (0: no estimate)
   std::string spread = "auto";   // --spread auto|cases|waves: what a distributed run spreads over ranks
+  std::size_t jobs = 1;          // --jobs N: cases side by side in a serial run (0: one per core)
   UnreferencedPolicy unreferenced = UnreferencedPolicy::warn;  // check --unreferenced
   std::optional<std::string> html;  // check --html FILE: a self-contained report
   PictureOptions picture;           // ... its pictures

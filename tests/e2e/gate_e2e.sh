@@ -127,6 +127,27 @@ done
 stray=$(find golden -type f ! -name '*.golden')
 [ -z "$stray" ] && pass "no temporary files left behind" || fail "left behind: $stray"
 
+# --- cases side by side (--jobs): the serial run's goldens, byte for byte, and its report ---------
+rm -rf golden/any
+SOURCE_DATE_EPOCH=1700000000 "$FG" update --quiet >/dev/null 2>&1; cp -r golden serial-golden
+rm -rf golden/any
+SOURCE_DATE_EPOCH=1700000000 "$FG" update --jobs 3 >out.txt 2>&1; expect_status 0 $? "update --jobs 3"
+diff -r serial-golden golden >/dev/null && pass "update --jobs 3 writes the serial run's goldens byte for byte" \
+  || fail "update --jobs 3 wrote other goldens than a serial update"
+"$FG" check --json >serial.json 2>/dev/null
+"$FG" check --jobs 0 --json >jobs.json 2>/dev/null; expect_status 0 $? "check --jobs 0 (one per core)"
+essence() { python3 -c '
+import json, sys
+print(json.dumps([(c["test"], c["status"], c["revealed"], c["fingerprint"]) for c in json.load(open(sys.argv[1]))["cases"]]))
+' "$1"; }
+[ "$(essence serial.json)" = "$(essence jobs.json)" ] \
+  && pass "check --jobs: the serial run's cases, results and order" || fail "check --jobs reports otherwise than a serial check"
+FPREV_JOBS=2 "$FG" check --case 'sum-*' >out.txt 2>&1; expect_status 0 $? "FPREV_JOBS=2 check"
+expect_in "4 passed, 0 failed, 0 skipped" out.txt "FPREV_JOBS: the closing summary counts every case"
+"$FG" check --jobs 2000 >out.txt 2>&1; expect_status 2 $? "check --jobs out of range is refused"
+expect_in "--jobs" out.txt "the refusal names --jobs"
+rm -rf serial-golden serial.json jobs.json
+
 # --- CTest integration in a downstream project ---------------------------------------------------
 configure_downstream_project
 (cd build && "$CTEST" -L reproducibility --output-junit junit.xml >../out.txt 2>&1); expect_status 0 $? "ctest -L reproducibility passes"

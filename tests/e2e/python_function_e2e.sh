@@ -253,4 +253,50 @@ expect_in "mysums:total" two-file.txt "with the module form to write"
 "$FG" reveal --backend python --python "$PY" --op gemv --m 1 --n 8 >out.txt 2>&1
 expect_status 0 $? "numpy A @ x with one row reveals"
 expect_in "7)" out.txt "and gives a tree of the 8 products"
+# Cases side by side (update --jobs 2): each case's workers, on their first call, wait (up to 20 s)
+# for a worker of the other case to have started. They meet only when both cases run at once; run
+# one after another, the first waits in vain and says so.
+mkdir -p meet/suites meet/golden
+cat > meet/suites/meet.yaml <<YAML
+suite: meet
+backends:
+  - name: mine
+    use: python
+    python: $PY
+    library: numpy
+    function: meet:total
+cases:
+  - op: sum
+    dtype: float32
+    n: [8, 33]
+YAML
+cat > meet/suites/meet.py <<'PY'
+import os, time
+import numpy as np
+
+here = os.path.dirname(os.path.abspath(__file__))
+met = None
+
+def total(x):
+    global met
+    if met is None:
+        n = len(x)
+        open(os.path.join(here, "started-%d" % n), "w").close()
+        other = os.path.join(here, "started-%d" % (41 - n))  # the cases are n 8 and 33
+        deadline = time.time() + 20
+        while not os.path.exists(other) and time.time() < deadline:
+            time.sleep(0.05)
+        met = os.path.exists(other)
+        with open(os.path.join(here, "met-%d" % n), "w") as f:
+            f.write("yes" if met else "no")
+    acc = np.float32(0)
+    for v in x:
+        acc = np.float32(acc + v)
+    return acc
+PY
+(cd meet && "$FG" update --suites suites --golden golden --jobs 2) >meet.txt 2>&1
+expect_status 0 $? "update --jobs 2 records both cases"
+[ "$(cat meet/suites/met-8 meet/suites/met-33 2>/dev/null)" = "yesyes" ] \
+  && pass "update --jobs 2 ran the two cases at the same time" \
+  || fail "update --jobs 2 did not run the cases side by side: $(cat meet/suites/met-* 2>/dev/null)"
 finish python-function

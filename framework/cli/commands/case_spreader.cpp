@@ -1,19 +1,39 @@
 #include "case_spreader.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include "fprev/distributed.hpp"
 
 namespace fprev::cli {
 
-bool spread_cases(const GateOptions& options, std::size_t cases) {
-  const DistributedSession* session = active_distributed_session();
-  if (session == nullptr || session->ranks() < 2 || cases < 2 || options.spread == "waves") return false;
-  return options.spread == "cases" || cases > static_cast<std::size_t>(session->ranks());
+std::size_t case_slots(const GateOptions& options, std::size_t cases) {
+  if (cases < 2) return 0;
+  if (const DistributedSession* session = active_distributed_session()) {
+    if (session->ranks() < 2 || options.spread == "waves") return 0;
+    const auto ranks = static_cast<std::size_t>(session->ranks());
+    return options.spread == "cases" || cases > ranks ? ranks : 0;
+  }
+  const std::size_t jobs =
+      options.jobs != 0 ? options.jobs : std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  const std::size_t slots = std::min(jobs, cases);
+  return slots > 1 ? slots : 0;
 }
 
-CaseSpreader::CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerOptions& options, bool update)
+std::size_t streams_per_case_slot(const GateOptions& options, std::size_t slots) {
+  if (active_distributed_session() != nullptr)
+    return options.engine.streams != 0 ? std::min(options.engine.streams, options.engine.streams_per_rank)
+                                       : options.engine.streams_per_rank;
+  if (options.engine.streams != 0) return options.engine.streams;
+  const std::size_t cores = std::max<std::size_t>(1, std::thread::hardware_concurrency());
+  return std::max<std::size_t>(1, cores / std::max<std::size_t>(1, slots));
+}
+
+CaseSpreader::CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerOptions& options, bool update,
+                           std::size_t slots)
     : cases_(cases), options_(options), update_(update), results_(cases.size()), errors_(cases.size()) {
-  const int ranks = active_distributed_session()->ranks();
-  for (int rank = 0; rank < ranks; ++rank) threads_.emplace_back([this, rank] { run_slot(rank); });
+  for (std::size_t slot = 0; slot < slots; ++slot)
+    threads_.emplace_back([this, slot] { run_slot(static_cast<int>(slot)); });
 }
 
 CaseSpreader::~CaseSpreader() {
@@ -24,9 +44,16 @@ CaseSpreader::~CaseSpreader() {
   for (std::thread& t : threads_) t.join();
 }
 
-void CaseSpreader::run_slot(int rank) {
-  const CaseSlot slot(rank);  // outlives the runner below, whose workers count into it
+void CaseSpreader::run_slot(int slot) {
+  // In a distributed run the slot is a rank: its workers start there. Made before the runner and
+  // gone after it, whose workers count into it.
+  std::optional<CaseSlot> on_rank;
+  if (active_distributed_session() != nullptr) on_rank.emplace(slot);
   Runner runner(builtin_backends(), options_);
+  run_cases(runner);
+}
+
+void CaseSpreader::run_cases(Runner& runner) {
   for (;;) {
     std::size_t k = 0;
     {

@@ -1,7 +1,8 @@
-// Whole cases side by side in a distributed run (check and update with --spread cases), as
-// `ctest -j` runs tests across hosts: one thread per MPI rank, each with a runner of its own (its
-// own instances and workers, all on that rank: fprev::CaseSlot) taking the next case in the
-// selection's order. Results come back in that order, so reports and goldens are a serial run's.
+// Whole cases side by side, as `ctest -j` runs tests: in a serial run with --jobs N, N threads; in a
+// distributed run (check and update with --spread cases), one thread per MPI rank, whose workers
+// all start on that rank (fprev::CaseSlot). Each thread has a runner of its own (its own backend
+// instances and workers) and takes the next case in the selection's order. Results come back in
+// that order, so reports and goldens are a serial run's.
 #pragma once
 
 #include <condition_variable>
@@ -18,14 +19,19 @@
 
 namespace fprev::cli {
 
-// Whether this run spreads whole cases: a distributed run of several ranks, --spread cases, or
-// --spread auto with more cases than ranks.
-bool spread_cases(const GateOptions& options, std::size_t cases);
+// How many cases this run runs side by side (0: one after another): in a distributed run of
+// several ranks with --spread cases, or --spread auto with more cases than ranks, one per rank; in
+// a serial run, --jobs (0: one per core), at most one per case.
+std::size_t case_slots(const GateOptions& options, std::size_t cases);
+
+// The probe streams each case of a side-by-side run gets without --streams: the rank's
+// --streams-per-rank in a distributed run, the cores shared among the slots in a serial one.
+std::size_t streams_per_case_slot(const GateOptions& options, std::size_t slots);
 
 class CaseSpreader {
  public:
-  // Starts the threads; `cases` and `options` must outlive the spreader.
-  CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerOptions& options, bool update);
+  // Starts `slots` threads; `cases` and `options` must outlive the spreader.
+  CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerOptions& options, bool update, std::size_t slots);
   ~CaseSpreader();  // waits for the cases in flight and stops the threads
   CaseSpreader(const CaseSpreader&) = delete;
   CaseSpreader& operator=(const CaseSpreader&) = delete;
@@ -34,7 +40,8 @@ class CaseSpreader {
   CaseResult result(std::size_t k);
 
  private:
-  void run_slot(int rank);
+  void run_slot(int slot);
+  void run_cases(Runner& runner);
 
   const std::vector<SelectedCase>& cases_;
   const RunnerOptions& options_;

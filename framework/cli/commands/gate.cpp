@@ -218,11 +218,10 @@ int run_gate(const GateOptions& options, bool update) {
   if (options.html) refuse_output_over_inputs("--html", *options.html, run_inputs(selection, runner_options.pending));
   const auto reporter = make_reporters(options, update);
   runner_options.reveal.on_progress = [&reporter](const Progress& p) { reporter->case_progress(p); };
-  const bool side_by_side = spread_cases(options, selection.cases.size());
-  if (side_by_side) {
+  const std::size_t slots = case_slots(options, selection.cases.size());
+  if (slots != 0) {
     runner_options.reveal.on_progress = nullptr;  // cases side by side: no one progress line
-    runner_options.streams = options.engine.streams != 0 ? std::min(options.engine.streams, options.engine.streams_per_rank)
-                                                         : options.engine.streams_per_rank;
+    runner_options.streams = streams_per_case_slot(options, slots);
   }
   Runner runner(builtin_backends(), runner_options);
   const AcceptCommand accept = accept_command_for(options, selection);
@@ -237,11 +236,11 @@ int run_gate(const GateOptions& options, bool update) {
               << "\n";
   reporter->run_started({update ? "update" : "check", policy, selection.cases.size(), selection.excluded_by_label,
                          selection.excluded_labels});
-  // In a distributed run whole cases may run side by side, one per rank (spread_cases): their
-  // results are reported here in the selection's order, as a serial run reports them.
+  // Whole cases may run side by side (--jobs; one per rank in a distributed run: case_slots):
+  // their results are reported here in the selection's order, as a serial run reports them.
   std::unique_ptr<CaseSpreader> spreader;
-  if (side_by_side)
-    spreader = std::make_unique<CaseSpreader>(selection.cases, runner_options, update);
+  if (slots != 0)
+    spreader = std::make_unique<CaseSpreader>(selection.cases, runner_options, update, slots);
   std::vector<CaseResult> results;
   for (std::size_t k = 0; k < selection.cases.size(); ++k) {
     const SelectedCase& sc = selection.cases[k];
