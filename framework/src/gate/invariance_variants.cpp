@@ -90,6 +90,14 @@ std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, 
       variant_case = resolve_params(instance.case_params(), variant_case, context);
       backend.validate_case(variant_case);
     }
+    // A case parameter (a batch size m) changes the call, not the library: the case's own instance
+    // makes the variant's target, as one program calls with several m, and its idle workers serve
+    // it (a Python library's import, an MPI job's launch, once for all values). A setting changes
+    // the library itself (its threads, its kernels): a fresh instance.
+    if (kind == InvarianceParameterKind::case_parameter) {
+      out.push_back({value, [&instance, variant_case] { return instance.make_target(variant_case); }});
+      continue;
+    }
     out.push_back({value, [&backend, variant_settings, variant_case, context] {
                      const Params resolved = resolve_params(backend.instance_params(), variant_settings, context);
                      std::unique_ptr<BackendInstance> opened = backend.open(resolved);
