@@ -40,10 +40,10 @@ TEST(MpiJobFaults, AReduceIgnoresTheOtherRanksBuffers) {
   EXPECT_EQ(to_sexpr(reveal(*target).tree), "(0 (1 (2 3)))");
 }
 
-// A job made to fail with `fault`: the reveal ends in target_error whose message holds `expected`,
-// not before `at_least`, and no process of the job is left.
+// A job made to fail with `fault`: the reveal ends in target_error whose message holds each of
+// `expected`, not before `at_least`, and no process of the job is left.
 void expect_job_failure(const std::string& library, const char* fault, const std::string& timeout,
-                        const std::string& expected, std::chrono::seconds at_least) {
+                        const std::vector<std::string>& expected, std::chrono::seconds at_least) {
   ScopedEnvironment set_fault("FPREV_MPI_PROBE_TEST_FAULT", fault);
   FPREV_OPEN_OR_SKIP(instance, (Params{{"library", library}, {"timeout", timeout}}));
   auto target = instance->make_target(mpi_case("allreduce", 3));
@@ -55,24 +55,29 @@ void expect_job_failure(const std::string& library, const char* fault, const std
     FAIL() << "a tree from a job with fault " << fault;
   } catch (const RevealFailure& e) {
     EXPECT_EQ(e.diagnostic().finding, Finding::target_error) << e.what();
-    EXPECT_TRUE(contains(e.what(), expected)) << e.what();
+    for (const std::string& part : expected) EXPECT_TRUE(contains(e.what(), part)) << e.what();
   }
   EXPECT_GE(std::chrono::steady_clock::now() - start, at_least);
   for (int pid : processes) EXPECT_FALSE(process_alive(pid)) << "process " << pid << " survived";
 }
 
+// The crashing rank (the last, 2) prints a line before it aborts, which its launcher forwards: the
+// message must carry it. The launcher's own report of the crash is not required: MPICH 4.2's hydra
+// sometimes exits with status 0 and reports nothing for a rank killed by a signal
+// (pmodels/mpich#7057; about 1 job in 15 in a Debian 13 root).
+const std::vector<std::string> kCrashReport = {"launcher output", "(rank 2): aborting on purpose"};
 TEST(MpiJobFaults, ACrashedRankFailsWithTheLauncherOutputOpenMpi) {
-  expect_job_failure("openmpi", "crash", "30", "launcher output", std::chrono::seconds(0));
+  expect_job_failure("openmpi", "crash", "30", kCrashReport, std::chrono::seconds(0));
 }
 TEST(MpiJobFaults, ACrashedRankFailsWithTheLauncherOutputMpich) {
-  expect_job_failure("mpich", "crash", "30", "launcher output", std::chrono::seconds(0));
+  expect_job_failure("mpich", "crash", "30", kCrashReport, std::chrono::seconds(0));
 }
 TEST(MpiJobFaults, AHangingRankIsKilledAfterTheTimeLimitOpenMpi) {
-  expect_job_failure("openmpi", "hang", "3", "timed out after 3 s (the time limit)",
+  expect_job_failure("openmpi", "hang", "3", {"timed out after 3 s (the time limit)"},
                      std::chrono::seconds(3));
 }
 TEST(MpiJobFaults, AHangingRankIsKilledAfterTheTimeLimitMpich) {
-  expect_job_failure("mpich", "hang", "3", "timed out after 3 s (the time limit)",
+  expect_job_failure("mpich", "hang", "3", {"timed out after 3 s (the time limit)"},
                      std::chrono::seconds(3));
 }
 
