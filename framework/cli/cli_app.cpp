@@ -262,6 +262,7 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
                   "the selection's order (default 1; 0: one per core; distributed mode spreads over its "
                   "ranks instead, --spread)")
       ->envname("FPREV_JOBS")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // scripts/gate passes one; the user's wins
       ->check(CLI::Range(0, 1024))
       ->type_name("N")
       ->group(kEngineGroup);

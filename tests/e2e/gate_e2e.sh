@@ -144,6 +144,8 @@ print(json.dumps([(c["test"], c["status"], c["revealed"], c["fingerprint"]) for 
   && pass "check --jobs: the serial run's cases, results and order" || fail "check --jobs reports otherwise than a serial check"
 FPREV_JOBS=2 "$FG" check --case 'sum-*' >out.txt 2>&1; expect_status 0 $? "FPREV_JOBS=2 check"
 expect_in "4 passed, 0 failed, 0 skipped" out.txt "FPREV_JOBS: the closing summary counts every case"
+"$FG" check --jobs 0 --jobs 1 --case 'sum-*' >out.txt 2>&1
+expect_status 0 $? "a later --jobs wins (scripts/gate passes --jobs 0 before the user's arguments)"
 "$FG" check --jobs 2000 >out.txt 2>&1; expect_status 2 $? "check --jobs out of range is refused"
 expect_in "--jobs" out.txt "the refusal names --jobs"
 rm -rf serial-golden serial.json jobs.json
