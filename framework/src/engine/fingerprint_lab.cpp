@@ -6,14 +6,28 @@
 
 namespace fprev::detail {
 
+namespace {
+
+// The calls in one run (Target::evaluate_value_calls: a target in a worker process gets them in
+// one message), counted and timed in the fingerprint's stats; `rows` inputs in all.
+void run_value_calls(Target& target, std::span<const ValueBatch> calls, std::size_t rows,
+                     std::span<double> outputs, FingerprintStats& stats) {
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t done = 0;
+  target.evaluate_value_calls(calls, outputs, done);
+  stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats.target_calls += calls.size();
+  stats.inputs += rows;
+}
+
+}  // namespace
+
 void evaluate_rows(Target& target, std::size_t rows, std::span<const double> a,
                    std::span<const double> b, std::vector<double>& outputs, FingerprintStats& stats) {
   const TargetInfo& info = target.info();
   const std::size_t n = info.n;
   // Single-output targets only: grid targets are read through a ClassView (fingerprint.cpp).
   const std::size_t batch = std::max<std::size_t>(1, info.max_batch);
-  // Every call of the experiment in one run (Target::evaluate_value_calls): a target in a worker
-  // process gets them in one message.
   std::vector<ValueBatch> calls;
   for (std::size_t row = 0; row < rows; row += batch) {
     const std::size_t count = std::min(batch, rows - row);
@@ -25,12 +39,7 @@ void evaluate_rows(Target& target, std::size_t rows, std::span<const double> a,
   }
   const std::size_t first = outputs.size();
   outputs.resize(first + rows);
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t done = 0;
-  target.evaluate_value_calls(calls, std::span<double>(outputs).subspan(first, rows), done);
-  stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  stats.target_calls += calls.size();
-  stats.inputs += rows;
+  run_value_calls(target, calls, rows, std::span<double>(outputs).subspan(first, rows), stats);
 }
 
 Lab::Lab(Target& target, FingerprintStats& stats)
@@ -113,12 +122,7 @@ void Lab::ship(std::span<const std::span<const std::size_t>> groups) {
     row += members.size();
   }
   std::vector<double> outputs(rows);
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t done = 0;
-  target_.evaluate_value_calls(calls, outputs, done);
-  stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  stats_.target_calls += calls.size();
-  stats_.inputs += rows;
+  run_value_calls(target_, calls, rows, outputs, stats_);
   row = 0;
   for (const std::span<const std::size_t> members : groups)
     for (const std::size_t member : members) outputs_[first_pending_ + member] = outputs[row++];
