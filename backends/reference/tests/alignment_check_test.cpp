@@ -4,6 +4,10 @@
 // an aligned-only kernel (strided_pairwise) must give "independent" from proofs alone, no reveal.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
 #include "fprev/alignment.hpp"
 #include "quick_options.hpp"
 #include "fprev/backends/reference.hpp"
@@ -92,6 +96,89 @@ TEST(AlignmentCheck, StopsAtItsTimeBudget) {
   RevealOptions tight = quick();
   tight.max_seconds = 1e-6;
   EXPECT_THROW(check_alignment(*lanes, at_zero.map, tight), RevealOverBudget);
+}
+
+// A reference target that counts its calls, and fails every call placed at or beyond `fail_from`
+// (as a kernel with a bug in one of its alignment paths would).
+class Watched final : public Target {
+ public:
+  Watched(std::unique_ptr<Target> inner, std::shared_ptr<std::atomic<std::size_t>> calls, std::size_t fail_from)
+      : inner_(std::move(inner)), calls_(std::move(calls)), fail_from_(fail_from) {}
+  const TargetInfo& info() const override { return inner_->info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    count(batch.offset);
+    inner_->evaluate(batch, outputs);
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    count(batch.offset);
+    inner_->evaluate(batch, outputs);
+  }
+
+ private:
+  void count(std::size_t offset) {
+    ++*calls_;
+    if (offset >= fail_from_) throw TargetError("a broken path for data at offset " + std::to_string(offset));
+  }
+  std::unique_ptr<Target> inner_;
+  std::shared_ptr<std::atomic<std::size_t>> calls_;
+  std::size_t fail_from_;
+};
+
+// Placements proven side by side on instances from make_worker (the probe streams' condition):
+// the same classes, placements, trees and counts as one after another, and the instances did work.
+TEST(AlignmentCheck, PlacementsProvenSideBySideGiveWhatASerialCheckGives) {
+  for (const Order order : {Order::aligned_peel, Order::strided_pairwise}) {
+    SCOPED_TRACE(static_cast<int>(order));
+    const auto serial_target = target(order, Format::float64, 12, 4);
+    const RevealResult at_zero = reveal(*serial_target, quick());
+    AlignmentStats serial_stats;
+    const AlignmentResult serial = check_alignment(*serial_target, at_zero.map, quick(), &serial_stats);
+
+    auto made_calls = std::make_shared<std::atomic<std::size_t>>(0);
+    std::size_t made = 0;
+    RevealOptions side_by_side = quick();
+    side_by_side.streams = 3;
+    side_by_side.make_worker = [&made, made_calls, order] {
+      ++made;
+      return std::make_unique<Watched>(target(order, Format::float64, 12, 4), made_calls, SIZE_MAX);
+    };
+    const auto lane_zero = target(order, Format::float64, 12, 4);
+    AlignmentStats stats;
+    const AlignmentResult result = check_alignment(*lane_zero, at_zero.map, side_by_side, &stats);
+    EXPECT_TRUE(same_alignment(result, serial));
+    EXPECT_EQ(result.summary(), serial.summary());
+    EXPECT_EQ(stats.placements, serial_stats.placements);
+    EXPECT_EQ(stats.proofs, serial_stats.proofs);
+    EXPECT_EQ(stats.proofs_failed, serial_stats.proofs_failed);
+    EXPECT_EQ(stats.reveals, serial_stats.reveals);
+    EXPECT_EQ(stats.probes, serial_stats.probes);
+    EXPECT_EQ(stats.target_calls, serial_stats.target_calls);
+    EXPECT_EQ(made, 2u);          // lanes 1 and 2; lane 0 is the caller's target
+    EXPECT_GT(made_calls->load(), 0u);
+  }
+}
+
+// A misbehaving placement is reported as a serial check reports it: at the first such placement,
+// whichever lane met its failure first.
+TEST(AlignmentCheck, AMisbehavingPlacementSideBySideIsNamedAsInASerialCheck) {
+  const auto good = target(Order::strided_pairwise, Format::float64, 12, 4);
+  const RevealResult at_zero = reveal(*good, quick());
+  auto calls = std::make_shared<std::atomic<std::size_t>>(0);
+  RevealOptions side_by_side = quick();
+  side_by_side.streams = 2;
+  // Lane 1 gets offsets 2, 4, 6 and fails at 6 first; lane 0 gets 1, 3, 5, 7 and fails at 5.
+  side_by_side.make_worker = [calls] {
+    return std::make_unique<Watched>(target(Order::strided_pairwise, Format::float64, 12, 4), calls, 5);
+  };
+  Watched lane_zero(target(Order::strided_pairwise, Format::float64, 12, 4), calls, 5);
+  try {
+    check_alignment(lane_zero, at_zero.map, side_by_side);
+    FAIL() << "a target failing at offsets 5-7 passed the check";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::target_error) << e.what();
+    EXPECT_NE(e.diagnostic().message.find("at offset 5 from a 64-byte boundary"), std::string::npos)
+        << e.diagnostic().message;
+  }
 }
 
 // A target that ignores offsets is not checked, one whose library places the data gets "not

@@ -6,13 +6,19 @@
 // class holds, the target's order is that class's order, with no reveal; a reveal runs only where
 // every known class's proof failed, and its result opens a new class. The cost is then one proof per
 // placement for an alignment-independent target (15 for float32), and about one reveal per class of
-// a dependent one.
+// a dependent one. The proofs of offset 0's order at the placements are independent of each other:
+// where the target's instances may run side by side (the probe streams' condition), they run on
+// that many instances at once, each proof on one instance (prove_placements below).
 #include "fprev/alignment.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
+#include <functional>
 
+#include "checks.hpp"
 #include "fprev/confirm.hpp"
+#include "stream_pool.hpp"
 
 namespace fprev {
 
@@ -123,9 +129,147 @@ void add_placement(Placements& placements, std::size_t offset, std::size_t leadi
 
 }  // namespace
 
+namespace {
+
+// What a placement's proof against offset 0's order came to.
+struct FirstProof {
+  bool held = false;
+  std::size_t multi_pair_probes = 0;
+  std::exception_ptr failure;  // a misbehaviour at the placement (not a failed proof), named
+};
+
+struct DataPlacement {
+  std::size_t offset = 0, leading_pad = 0;
+};
+
+class PlacementRun {
+ public:
+  PlacementRun(const RevealOptions& options, std::shared_ptr<PlacedCounts> counts)
+      : options_(options), counts_(std::move(counts)), start_(std::chrono::steady_clock::now()) {}
+
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  const std::shared_ptr<PlacedCounts>& counts() const { return counts_; }
+
+  // The options of one proof or reveal at `where`. `alone`: the only one running, so it may use
+  // probe streams of its own; else it runs on its lane's target only, and only lane 0 reports
+  // progress (the callback need not be thread-safe).
+  RevealOptions at(const DataPlacement& where, bool alone, bool reports_progress) const {
+    RevealOptions placed = options_;
+    // The proofs share their calls between the nodes of one height (9 calls for 64 binary nodes:
+    // src/engine/multi_pair_proof.cpp); a passing proof means the same.
+    placed.multi_pair_proofs = true;
+    // One budget for the whole check: each proof or reveal gets what is left of it.
+    if (options_.max_seconds > 0.0) {
+      if (elapsed() >= options_.max_seconds)
+        throw RevealOverBudget(options_.max_seconds, elapsed(), counts_->probes.load());
+      placed.max_seconds = options_.max_seconds - elapsed();
+    }
+    if (!reports_progress) placed.on_progress = nullptr;
+    if (!alone) {
+      placed.streams = 1;
+      placed.make_worker = nullptr;
+    } else if (options_.make_worker) {
+      // Copies under their own names: clang's -Wshadow flags an init-capture named like the
+      // structured binding it copies.
+      placed.make_worker = [make = options_.make_worker, at = where.offset, padding = where.leading_pad,
+                            counts = counts_] { return std::make_unique<PlacedTarget>(make(), at, padding, counts); };
+    }
+    return placed;
+  }
+
+ private:
+  const RevealOptions& options_;
+  std::shared_ptr<PlacedCounts> counts_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The proof of offset 0's order at one placement on `target`.
+FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement& where, const RevealOptions& options,
+                    const PlacementRun& run) {
+  FirstProof proof;
+  try {
+    PlacedTarget placed(target, where.offset, where.leading_pad, run.counts());
+    proof.multi_pair_probes = confirm(placed, at_zero, options).multi_pair_probes;
+    proof.held = true;
+  } catch (const RevealFailure& e) {
+    if (e.diagnostic().finding == Finding::verification_failed) return proof;
+    try {
+      rethrow_at(e, where.offset, where.leading_pad);
+    } catch (...) {
+      proof.failure = std::current_exception();
+    }
+  } catch (...) {
+    proof.failure = std::current_exception();
+  }
+  return proof;
+}
+
+// Where the target is a single-output one whose instances may run side by side (the probe
+// streams' condition), the placements' proofs of offset 0's order run on `lanes` instances at once:
+// the caller's target and lanes - 1 made by make_worker, each proving every lanes-th placement with
+// its probes on one stream. A placement's proof is the same whichever instance runs it; a lane
+// stops at its first misbehaving placement, and the caller meets the failures in placement order,
+// as a serial loop would. Grid targets stay serial (a worker of a large GEMM holds its matrices).
+std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero,
+                                         const std::vector<DataPlacement>& placements, const RevealOptions& options,
+                                         const PlacementRun& run) {
+  const TargetInfo& info = target.info();
+  std::size_t lanes = 1;
+  if (!info.is_grid() && options.make_worker && options.streams > 1)
+    lanes = std::min(options.streams, placements.size());
+  std::vector<FirstProof> proofs(placements.size());
+  if (lanes <= 1) {
+    for (std::size_t p = 0; p < placements.size(); ++p) {
+      FirstProof& proof = proofs[p];
+      try {
+        proof = prove_at(target, at_zero, placements[p], run.at(placements[p], true, true), run);
+      } catch (...) {  // over budget before the proof began
+        proof.failure = std::current_exception();
+      }
+      if (proof.failure) break;
+    }
+    return proofs;
+  }
+  // The lanes' targets are made here, on the caller's thread (a backend's make_target need not be
+  // thread-safe), checked as the probe streams' are.
+  std::vector<std::unique_ptr<Target>> made;
+  std::vector<Target*> lane_target{&target};
+  for (std::size_t lane = 1; lane < lanes; ++lane) {
+    try {
+      made.push_back(options.make_worker());
+    } catch (const TargetFault& e) {
+      detail::fail(Finding::target_fault, std::string("a probe stream's target could not be made: ") + e.what(), {},
+                   std::nullopt, e.likely_cause());
+    } catch (const TargetError& e) {
+      detail::fail(Finding::target_error, std::string("a probe stream's target could not be made: ") + e.what());
+    }
+    if (!made.back() || made.back()->info().n != info.n || made.back()->info().max_batch != info.max_batch)
+      detail::fail(Finding::target_error,
+                   "a probe stream's target is not another instance of the target (other n or batch)");
+    lane_target.push_back(made.back().get());
+  }
+  const std::function<void(std::size_t)> lane_job = [&](std::size_t lane) {
+    for (std::size_t p = lane; p < placements.size(); p += lanes) {
+      FirstProof& proof = proofs[p];
+      try {
+        proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], false, lane == 0), run);
+      } catch (...) {
+        proof.failure = std::current_exception();
+      }
+      if (proof.failure) return;
+    }
+  };
+  detail::StreamPool pool(lanes - 1);
+  pool.run(lanes, lane_job);  // every job catches its own failures
+  return proofs;
+}
+
+}  // namespace
+
 AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const RevealOptions& options,
                                 AlignmentStats* stats_out) {
-  const auto start = std::chrono::steady_clock::now();
   const TargetInfo& info = target.info();
   AlignmentResult result;
   AlignmentStats stats;
@@ -137,45 +281,40 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   result.offsets = alignment_offsets(info.traits.input);
   result.padded = info.is_grid() && info.leading_dimensions;
   std::vector<OffsetClass> classes{{Placements{{0}, false}, at_zero}};
-  std::vector<std::pair<std::size_t, std::size_t>> placements;  // (offset, leading_pad)
-  for (std::size_t offset = 1; offset < result.offsets; ++offset) placements.emplace_back(offset, 0);
-  if (result.padded) placements.emplace_back(0, 1);
+  std::vector<DataPlacement> placements;
+  for (std::size_t offset = 1; offset < result.offsets; ++offset) placements.push_back({offset, 0});
+  if (result.padded) placements.push_back({0, 1});
 
-  const auto counts = std::make_shared<PlacedCounts>();
-  const auto elapsed = [&start] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  for (const auto& [offset, pad] : placements) {
+  const PlacementRun run(options, std::make_shared<PlacedCounts>());
+  // First every placement's proof of offset 0's order (side by side where the target allows); then,
+  // in placement order, what a serial check does with each: a failure ends the check, a held proof
+  // places it in offset 0's class, a failed one tries the other classes found so far, then reveals.
+  const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run);
+  for (std::size_t p = 0; p < placements.size(); ++p) {
+    const auto [offset, pad] = placements[p];
     ++stats.placements;
-    PlacedTarget placed(target, offset, pad, counts);
-    RevealOptions placed_options = options;
-    // The proofs share their calls between the nodes of one height (9 calls for 64 binary nodes:
-    // src/engine/multi_pair_proof.cpp); a passing proof means the same.
-    placed_options.multi_pair_proofs = true;
-    // One budget for the whole check: each proof or reveal gets what is left of it.
-    if (options.max_seconds > 0.0) {
-      if (elapsed() >= options.max_seconds) throw RevealOverBudget(options.max_seconds, elapsed(), counts->probes.load());
-      placed_options.max_seconds = options.max_seconds - elapsed();
+    ++stats.proofs;
+    if (first[p].failure) std::rethrow_exception(first[p].failure);
+    if (first[p].held) {
+      stats.multi_pair_probes += first[p].multi_pair_probes;
+      add_placement(classes.front().placements, offset, pad);
+      continue;
     }
-    if (options.make_worker)
-      // Copies under their own names: clang's -Wshadow flags an init-capture named like the
-      // structured binding it copies.
-      placed_options.make_worker = [make = options.make_worker, at = offset, padding = pad, counts] {
-        return std::make_unique<PlacedTarget>(make(), at, padding, counts);
-      };
+    ++stats.proofs_failed;
+    const RevealOptions placed_options = run.at(placements[p], true, true);
+    PlacedTarget placed(target, offset, pad, run.counts());
     bool found = false;
-    for (OffsetClass& known : classes) {
+    for (std::size_t known = 1; known < classes.size() && !found; ++known) {
       ++stats.proofs;
       try {
-        stats.multi_pair_probes += confirm(placed, known.map, placed_options).multi_pair_probes;
+        stats.multi_pair_probes += confirm(placed, classes[known].map, placed_options).multi_pair_probes;
       } catch (const RevealFailure& e) {
         if (e.diagnostic().finding != Finding::verification_failed) rethrow_at(e, offset, pad);
         ++stats.proofs_failed;
         continue;
       }
-      add_placement(known.placements, offset, pad);
+      add_placement(classes[known].placements, offset, pad);
       found = true;
-      break;
     }
     if (found) continue;
     ++stats.reveals;
@@ -206,9 +345,9 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
     result.verdict = AlignmentVerdict::dependent;
     result.classes = std::move(classes);  // offset 0's first, then by first placement (the order found)
   }
-  stats.probes = counts->probes.load();
-  stats.target_calls = counts->calls.load();
-  stats.seconds = elapsed();
+  stats.probes = run.counts()->probes.load();
+  stats.target_calls = run.counts()->calls.load();
+  stats.seconds = run.elapsed();
   if (stats_out != nullptr) *stats_out = stats;
   return result;
 }
