@@ -2,7 +2,7 @@
 // It is built once per MPI implementation with that implementation's compiler wrapper; nothing
 // else of fprev-golden links MPI.
 //
-//   fprev-mpi-probe --socket PATH | --connect HOST:PORT [--cvar NAME]...
+//   fprev-mpi-probe --socket PATH | --connect HOST:PORT [--cvar NAME]... [--idle-yield on|off]
 //
 // Every rank connects to the backend (a Unix socket, or over TCP with the token from
 // $FPREV_MPI_TOKEN when the ranks may run on other nodes) and serves requests (see wire.hpp): a
@@ -11,7 +11,8 @@
 // (root 0 for reduce), send the result back. No other MPI communication happens, so the collective
 // under test is the only one the library sees. Rank 0 also reports MPI_Get_library_version() and
 // the MPI_T control variables named by --cvar (the effective algorithm settings); every rank
-// reports its processor name (the node it runs on).
+// reports its processor name (the node it runs on). --idle-yield on (MPICH, more ranks than cores):
+// a rank waiting in a collective gives its core up (idle_yield.hpp); every response says how often.
 //
 // FPREV_MPI_PROBE_TEST_FAULT (tests only) makes the job misbehave on purpose, on the first call
 // after each configuration (of every case), or with FAULT:COUNT only after a configuration of
@@ -42,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "idle_yield.hpp"
 #include "wire.hpp"
 
 namespace {
@@ -83,6 +85,8 @@ Options parse_options(int argc, char** argv) {
       o.tcp_address = value;
     } else if (arg == "--cvar") {
       o.cvars.push_back(value);
+    } else if (arg == "--idle-yield") {
+      if (value != "on" && value != "off") die("--idle-yield takes on or off, not " + value);
     } else {
       die("unknown option " + arg);
     }
@@ -330,6 +334,7 @@ void respond(int fd, wire::Status status, const std::vector<double>& outputs,
   response.status = static_cast<std::uint32_t>(status);
   response.message_bytes = static_cast<std::uint32_t>(message.size());
   response.outputs = outputs.size();
+  response.idle_yields = fprev_probe::idle_yields.load(std::memory_order_relaxed);
   write_all(fd, &response, sizeof response);
   write_all(fd, outputs.data(), outputs.size() * sizeof(double));
   write_all(fd, message.data(), message.size());
@@ -411,6 +416,9 @@ void serve(int fd, int rank, int ranks, const std::vector<Fault>& faults) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before MPI_Init: its start-up waits as well (parse_options checks the value after it).
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--idle-yield") fprev_probe::idle_yield = std::string(argv[i + 1]) == "on";
   MPI_Init(&argc, &argv);
   const Options options = parse_options(argc, argv);
   const std::vector<Fault> faults = faults_from_environment();

@@ -51,8 +51,8 @@ namespace fprev::mpi::wire {
 
 inline constexpr char kMagic[8] = {'F', 'P', 'R', 'V', 'M', 'P', 'I', '1'};
 // 2: processor names in the greeting, TCP with a token. 3: the collective is configured per case
-// (Request{configure}), no longer on the command line.
-inline constexpr std::uint32_t kProtocolVersion = 3;
+// (Request{configure}), no longer on the command line. 4: Response::idle_yields.
+inline constexpr std::uint32_t kProtocolVersion = 4;
 
 inline constexpr const char* kTokenVariable = "FPREV_MPI_TOKEN";
 inline constexpr std::size_t kTokenBytes = 64;  // hexadecimal digits of 32 random bytes
@@ -95,6 +95,9 @@ struct Response {
   std::uint32_t status;  // Status
   std::uint32_t message_bytes;
   std::uint64_t outputs;  // doubles that follow
+  // How often this rank has given its core up while waiting, since it started (--idle-yield on,
+  // MPICH with UCX: idle_yield.hpp); 0 otherwise.
+  std::uint64_t idle_yields;
 };
 
 // Upper bounds both sides check before allocating.

@@ -3,7 +3,9 @@
 // making targets (on the instance's running jobs, one per launch: job_pool.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "collective_target.hpp"
 #include "effective_settings.hpp"
@@ -31,6 +33,9 @@ struct Installation {
   std::optional<NodeLayout> layout;  // where the ranks run, when the settings place them
 
   JobConfig job(int ranks, std::vector<std::string> probe_args, const std::string& what) const {
+    if (idle_yield_wanted(launcher.family, settings, ranks,
+                          std::max<std::size_t>(1, std::thread::hardware_concurrency())))
+      probe_args.insert(probe_args.end(), {"--idle-yield", "on"});
     JobConfig config;
     config.launcher = launcher.path;
     config.launcher_args =

@@ -278,6 +278,8 @@ std::vector<double> MpiJob::receive_response(std::size_t rank, Clock::time_point
   receive_all(fd, &response, sizeof response, deadline, whose, while_doing);
   if (response.outputs > wire::kMaxValues || response.message_bytes > wire::kMaxText)
     fail(whose + " announces an oversized answer");
+  if (idle_yields_.size() != rank_fds_.size()) idle_yields_.assign(rank_fds_.size(), 0);
+  idle_yields_[rank] = response.idle_yields;
   std::vector<double> values(response.outputs);
   receive_all(fd, values.data(), values.size() * sizeof(double), deadline, whose, while_doing);
   std::string message(response.message_bytes, '\0');
@@ -285,6 +287,12 @@ std::vector<double> MpiJob::receive_response(std::size_t rank, Clock::time_point
   if (response.status != static_cast<std::uint32_t>(wire::Status::ok))
     fail("rank " + std::to_string(rank) + " " + refused + ": " + message);
   return values;
+}
+
+std::uint64_t MpiJob::idle_yields() const {
+  std::uint64_t total = 0;
+  for (const std::uint64_t yields : idle_yields_) total += yields;
+  return total;
 }
 
 bool MpiJob::running() { return !finished_ && tree_ && !tree_->exited(); }

@@ -92,6 +92,10 @@ class MpiJob {
   // The descendants of the launcher still alive (tests check that none remain).
   std::vector<int> live_processes();
 
+  // How often the ranks gave their cores up while waiting in a collective, added up over the ranks
+  // as of their last answers (the probe's --idle-yield on: wire::Response::idle_yields).
+  std::uint64_t idle_yields() const;
+
  private:
   [[noreturn]] void fail(const std::string& what);
   void check_not_ended(const std::string& what) const;
@@ -127,6 +131,7 @@ class MpiJob {
   bool quit_requested_ = false;
   std::string failure_;  // what fail() reported
   std::size_t cases_served_ = 0;  // configurations so far, the current case's included
+  std::vector<std::uint64_t> idle_yields_;  // by rank, from its last answer
 };
 
 }  // namespace fprev::mpi

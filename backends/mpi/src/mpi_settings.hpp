@@ -46,6 +46,10 @@ struct Settings {
   std::vector<std::string> launcher_args;
   std::chrono::seconds timeout{60};
   bool reuse_jobs = true;
+  // MPICH ranks give their cores up while they wait in a collective (probe/idle_yield.hpp):
+  // "auto" where a job has more ranks than this machine has cores and runs on it alone, "true",
+  // "false".
+  std::string idle_yield = "auto";
   std::string probe;  // empty: the default for the family
   // Where the ranks run (node_layout.hpp). All unset: on this machine, as the launcher places
   // them. At most one of hostfile and hosts is set; ranks_per_node is set whenever one of them is.
@@ -58,6 +62,11 @@ struct Settings {
 };
 
 std::vector<ParamSpec> instance_param_specs();
+
+// Whether a job of `ranks` ranks runs its probes with --idle-yield on: MPICH only (Open MPI yields
+// by itself when oversubscribed), as `settings.idle_yield` says; "auto" when the ranks run on this
+// machine only and outnumber its `cores`.
+bool idle_yield_wanted(Family family, const Settings& settings, int ranks, std::size_t cores);
 
 // Interprets resolved settings (syntax only: the family is not known yet, and the hostfile is read
 // when the instance opens). Throws ConfigError.

@@ -156,5 +156,29 @@ TEST(MpiLauncher, FamilyFromVersionOutput) {
   EXPECT_EQ(family_from_version("frobnicator 2.0\n"), std::nullopt);
 }
 
+// MPICH ranks yield while they wait only where spinning costs: more ranks than cores on this
+// machine (auto), or when asked; never for Open MPI, which yields by itself when oversubscribed.
+TEST(MpiSettings, IdleYieldIsForOversubscribedMpichJobsOnThisMachine) {
+  const Settings automatic = parse({});
+  EXPECT_EQ(automatic.idle_yield, "auto");
+  EXPECT_TRUE(idle_yield_wanted(Family::mpich, automatic, 16, 2));
+  EXPECT_FALSE(idle_yield_wanted(Family::mpich, automatic, 2, 2));
+  EXPECT_FALSE(idle_yield_wanted(Family::mpich, automatic, 8, 16));
+  EXPECT_FALSE(idle_yield_wanted(Family::openmpi, automatic, 16, 2));
+  const Settings across = parse({{"hosts", "a,b"}, {"ranks_per_node", "8"}});
+  EXPECT_FALSE(idle_yield_wanted(Family::mpich, across, 16, 2));  // the nodes' cores are not known here
+  EXPECT_TRUE(idle_yield_wanted(Family::mpich, parse({{"idle_yield", "true"}}), 2, 16));
+  EXPECT_FALSE(idle_yield_wanted(Family::mpich, parse({{"idle_yield", "false"}}), 16, 2));
+  EXPECT_FALSE(idle_yield_wanted(Family::openmpi, parse({{"idle_yield", "true"}}), 16, 2));
+  try {
+    parse({{"idle_yield", "sometimes"}});
+    FAIL() << "idle_yield: sometimes was accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("idle_yield"), std::string::npos) << what;
+    EXPECT_NE(what.find("auto"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace fprev::mpi
