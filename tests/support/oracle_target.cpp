@@ -59,11 +59,12 @@ std::vector<std::uint32_t> TreeOracleTarget::active_ranks(const Background& back
   ranks.reserve(background.active.size());
   for (std::size_t k = 0; k < background.active.size(); ++k) {
     const std::uint32_t leaf = background.active[k];
-    require(leaf < info_.n, "background " + std::to_string(background.id) + " lists leaf " +
-                                std::to_string(leaf) + ", but n = " + std::to_string(info_.n));
-    require(k == 0 || background.active[k - 1] < leaf,
-            "background " + std::to_string(background.id) +
-                ": active leaves must be sorted and distinct");
+    // The messages are built only for a failure: this runs for every active leaf of every probe.
+    if (leaf >= info_.n)
+      require(false, "background " + std::to_string(background.id) + " lists leaf " + std::to_string(leaf) +
+                         ", but n = " + std::to_string(info_.n));
+    if (k > 0 && background.active[k - 1] >= leaf)
+      require(false, "background " + std::to_string(background.id) + ": active leaves must be sorted and distinct");
     ranks.push_back(first_rank_[leaf]);
   }
   std::sort(ranks.begin(), ranks.end());

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -32,9 +33,16 @@ std::size_t count_confirm_probes(const Tree& tree);
 
 // True when the target's output format counts every leaf exactly, so each proof probe reads the
 // whole l(i,j) with every leaf active. Beyond that (the low-dynamic-range regime of Xie et al.,
-// USENIX ATC 2025 Alg. 5, e.g. more than 2048 summands with a float16 output) no short proof is
-// implemented: confirm() then reveals the tree and compares it, at a reveal's cost.
+// USENIX ATC 2025 Alg. 5, e.g. more than 2048 summands with a float16 output) a single-output
+// target's proof counts within L(v) and one block of the leaves outside it at a time
+// (src/engine/confirm.cpp), where that costs at most 4n probes; otherwise, and for grid targets,
+// confirm() reveals the tree and compares it, at a reveal's cost.
 bool confirmable(const TargetInfo& info);
+// The probes confirm() measures to prove `tree` on a target described by `info`: the proof pairs
+// (count_confirm_probes) in the exact counting range, the block-wise proof's beyond it; nullopt
+// where confirm() would reveal instead (grid targets beyond the range, or a proof costing more
+// than 4n probes).
+std::optional<std::size_t> confirm_probe_count(const TargetInfo& info, const Tree& tree);
 
 // Confirms that `target` follows `tree` (a grid target: every element). RevealStats::confirmed is
 // set when the proof probes did it (confirmable targets). Throws RevealFailure when the target

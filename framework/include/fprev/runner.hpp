@@ -197,7 +197,8 @@ class Runner {
   // what changed. With `confirm_golden` (check), a golden that records an order is first
   // confirmed (fprev/confirm.hpp): when it holds, the result is the golden's map, measured with
   // the proof probes only; otherwise the reveal runs as without it. Not with --algorithm basic or
-  // naive (the algorithm asked for runs), nor beyond the exact counting range (confirmable()).
+  // naive (the algorithm asked for runs), nor beyond the exact counting range where confirm()
+  // would reveal anyway (confirmable(), confirm_probe_count()).
   // With `confirm_golden`, the golden at result.golden_path (when there is one) is read here, once
   // the target says how many summands the case has, and within the case's time budget: a golden
   // that cannot be read (or whose trees have another size) fails with the status broken_golden.

@@ -44,15 +44,30 @@
 // simulation where the arithmetic is modelled.
 //
 // Beyond the exact counting range (Alg. 5's regime) a probe with every leaf active no longer reads
-// |C'(i,j)|, and one with only the leaves A active reads the size of the part of C'(i,j) inside A:
-// part 1 then needs L(v)'s ancestors to be clusters of T' already while they need L(v), and no
-// short proof is implemented; confirm() reveals and compares.
+// |C'(i,j)|: the units that survive may be too many to count. One with only the leaves A active
+// (the others zero) reads |C'(i,j) n A|, exactly when the active units outside C'(i,j) are fewer
+// than the range's limit. The single-output proof then measures each proof pair (x_a, x_b) of node
+// v once for every block B of a partition of the leaves outside L(v) into blocks of fewer than
+// exact_count_limit leaves, with A = L(v) u B (one probe with A = all leaves when L(v) is all of
+// them). In T the reading is |L(v)| each time, with |B| units surviving: exact. Part 1 above holds
+// with these readings: by induction the children's leaf sets are clusters of T', so C = C'(x_1, x_m)
+// contains L(c_1) u L(c_m); |C n (L(v) u B)| = |L(v)| for every block says that C holds no leaf of
+// any block (C's part inside L(v) has at most |L(v)| leaves), so C lies inside L(v); the C'(x_1, x_m)
+// are nested and together hold all of L(v), so the largest is L(v), and each was read at |L(v)|:
+// all are L(v). Part 2 needs only C'(x_a, x_b) inside L(v), read at |L(v)|, which it is. So
+// T' = T, at about n - 1 times the blocks a node's outside needs probes (n = 3000 with a float16
+// output, limit 2048: two blocks, about 6,000 probes, where a reveal took 18,800). Where that would
+// cost more than 4n probes (a short range for a long sum: bfloat16's 256), confirm() reveals and
+// compares instead.
 #include "fprev/confirm.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <deque>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "entry_checks.hpp"
@@ -331,6 +346,101 @@ std::vector<std::uint32_t> classes_of_elements(const OrderMap& map) {
   return element_class;
 }
 
+// Beyond the exact counting range (the argument at the top): every proof pair of node v, once per
+// block of the leaves outside L(v). Probes are measured in chunks, so that the active lists (up to
+// about 2 x the limit leaves a probe) stay within a bounded memory.
+constexpr std::size_t kMostActiveEntriesAChunk = std::size_t{1} << 23;
+
+std::size_t blocks_outside(std::size_t n, std::size_t inside, std::uint64_t limit) {
+  const std::size_t outside = n - inside;
+  const auto block = static_cast<std::size_t>(limit - 1);
+  return outside == 0 ? 1 : (outside + block - 1) / block;
+}
+
+std::size_t restricted_proof_probes(const Tree& tree, std::uint64_t limit) {
+  std::size_t probes = 0;
+  for (NodeId v = static_cast<NodeId>(tree.leaf_count()); v < tree.node_count(); ++v) {
+    const std::size_t k = tree.children(v).size();
+    probes += k * (k - 1) / 2 * blocks_outside(tree.leaf_count(), tree.leaves_under(v), limit);
+  }
+  return probes;
+}
+
+bool restricted_proof_pays(const Tree& tree, const MaskScheme& scheme) {
+  return scheme.exact_count_limit >= 2 &&
+         restricted_proof_probes(tree, scheme.exact_count_limit) <= 4 * tree.leaf_count();
+}
+
+void measure_restricted_proof(ProbeSession& session, const Tree& tree, RevealStats& stats) {
+  const auto n = static_cast<std::uint32_t>(tree.leaf_count());
+  const auto block = static_cast<std::size_t>(session.scheme().exact_count_limit - 1);
+  std::deque<Background> backgrounds;  // stable addresses for the requests
+  std::vector<ProbeRequest> requests;
+  std::vector<NodeId> node_of;
+  std::size_t entries = 0;
+  const auto measure_chunk = [&] {
+    std::vector<Measurement> measured(requests.size());
+    const std::size_t before = stats.probes;
+    session.measure(requests, measured);
+    stats.confirm_probes += stats.probes - before;
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+      const NodeId v = node_of[k];
+      if (!measured[k].saturated && measured[k].l == tree.leaves_under(v)) continue;
+      const std::uint32_t i = requests[k].plus, j = requests[k].minus;
+      std::ostringstream os;
+      os << "l(" << i << "," << j << ") counted within " << requests[k].active_count << " active leaves measured "
+         << (measured[k].saturated ? std::string("beyond the exact range") : std::to_string(measured[k].l))
+         << " but the tree predicts " << tree.leaves_under(v) << ": the node adding the parts of leaves " << i
+         << " and " << j << " (" << tree.children(v).size() << " children, " << tree.leaves_under(v)
+         << " leaves) is not where the target adds them";
+      fail(Finding::verification_failed, os.str(), describe_probe(i, j, requests[k].active_count), std::nullopt,
+           measured[k].saturated || measured[k].l < tree.leaves_under(v)
+               ? "the target adds these parts in a smaller subtree first, or with leaves from elsewhere (a "
+                 "changed order, or a fused step split into smaller ones)"
+               : "the target adds these parts later than the tree does (a changed order, or several steps "
+                 "fused into one)");
+    }
+    backgrounds.clear();
+    requests.clear();
+    node_of.clear();
+    entries = 0;
+  };
+  std::size_t pair_index = 0;
+  for (NodeId v = static_cast<NodeId>(n); v < tree.node_count(); ++v) {
+    const std::vector<std::uint32_t> inside = leaves_of(tree, v);  // sorted
+    std::vector<std::uint32_t> outside;
+    outside.reserve(n - inside.size());
+    for (std::uint32_t leaf = 0, at = 0; leaf < n; ++leaf) {
+      if (at < inside.size() && inside[at] == leaf) {
+        ++at;
+        continue;
+      }
+      outside.push_back(leaf);
+    }
+    const std::span<const NodeId> children = tree.children(v);
+    for (std::size_t a = 0; a < children.size(); ++a)
+      for (std::size_t b = a + 1; b < children.size(); ++b, ++pair_index) {
+        std::uint32_t plus = tree.smallest_leaf(children[a]), minus = tree.smallest_leaf(children[b]);
+        if (pair_index % 2 == 1) std::swap(plus, minus);  // alternated, as the other proofs
+        for (std::size_t first = 0; first == 0 || first < outside.size(); first += block) {
+          const std::size_t last = std::min(outside.size(), first + block);
+          std::vector<std::uint32_t> active;
+          active.reserve(inside.size() + last - first);
+          std::merge(inside.begin(), inside.end(), outside.begin() + static_cast<std::ptrdiff_t>(first),
+                     outside.begin() + static_cast<std::ptrdiff_t>(last), std::back_inserter(active));
+          entries += active.size();
+          const auto active_count = static_cast<std::uint32_t>(active.size());
+          backgrounds.push_back(ProbeSession::restricted(std::move(active)));
+          requests.push_back({plus, minus, &backgrounds.back(), active_count});
+          node_of.push_back(v);
+          if (outside.empty()) break;
+        }
+        if (entries >= kMostActiveEntriesAChunk) measure_chunk();
+      }
+  }
+  if (!requests.empty()) measure_chunk();
+}
+
 // Outside the exact counting range: reveal, then compare.
 RevealStats confirm_by_reveal(Target& target, const OrderMap& map, const RevealOptions& options) {
   RevealResult revealed = reveal(target, options);
@@ -344,18 +454,38 @@ RevealStats confirm_by_reveal(Target& target, const OrderMap& map, const RevealO
 
 }  // namespace
 
+std::optional<std::size_t> confirm_probe_count(const TargetInfo& info, const Tree& tree) {
+  if (confirmable(info)) return count_confirm_probes(tree);
+  if (info.is_grid() || tree.leaf_count() != info.n) return std::nullopt;
+  MaskScheme scheme;
+  try {
+    scheme = choose_mask_scheme(info.traits, info.n);
+  } catch (const MaskSchemeError&) {
+    return std::nullopt;
+  }
+  if (!restricted_proof_pays(tree, scheme)) return std::nullopt;
+  return restricted_proof_probes(tree, scheme.exact_count_limit);
+}
+
 RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& options) {
   const TargetInfo& info = target.info();
   if (info.is_grid()) return confirm(target, OrderMap::uniform(info.grid, tree), options);
   const auto start = std::chrono::steady_clock::now();
   check_leaf_count(tree, info.n);
   const MaskScheme scheme = scheme_for(info);
-  if (!confirmable(info)) return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
+  const bool restricted = !confirmable(info);
+  if (restricted && !restricted_proof_pays(tree, scheme))
+    return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
   RevealStats stats;
+  stats.low_range_mode = restricted;
   ProbeSession session(target, scheme, options, stats);
-  session.expect_probes(count_confirm_probes(tree));
+  session.expect_probes(restricted ? restricted_proof_probes(tree, scheme.exact_count_limit)
+                                   : count_confirm_probes(tree));
   const ValueRecord before = check_determinism(session, options);
-  measure_proof(session, tree, options, stats);
+  if (restricted)
+    measure_restricted_proof(session, tree, stats);
+  else
+    measure_proof(session, tree, options, stats);
   const std::size_t calls_before_verification = stats.target_calls;
   check_fused_nodes(info, tree, single_runner(session), stats);
   check_tree(session, tree, options, 0, false, stats);  // simulation only: the probes are done

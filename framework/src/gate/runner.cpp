@@ -392,11 +392,16 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     // An unchanged golden is confirmed by its proof probes (fprev/confirm.hpp), a fraction of a
     // reveal; only when that fails does the reveal run, to show what the target does instead.
     // (--algorithm basic or naive asks for that algorithm to run: no shortcut then.)
+    // Beyond the exact counting range a single tree has a proof of its own where it pays
+    // (confirm_probe_count); a map there is revealed.
+    const bool single_tree = result.golden && result.golden->is_single_tree() && !target->info().is_grid();
+    const std::optional<std::size_t> tree_proof_probes =
+        single_tree ? confirm_probe_count(target->info(), result.golden->tree()) : std::nullopt;
     const bool confirming = confirm_golden && options_.reveal.algorithm == Algorithm::fprev && result.golden &&
-                            !result.golden->is_finding() && confirmable(target->info());
+                            !result.golden->is_finding() &&
+                            (confirmable(target->info()) || tree_proof_probes.has_value());
     std::optional<std::size_t> proof_probes;
-    if (confirming && result.golden->is_single_tree() && !target->info().is_grid())
-      proof_probes = count_confirm_probes(result.golden->tree());
+    if (confirming && single_tree) proof_probes = tree_proof_probes;
     // Refused before any probe when the work (the proof of the golden, or a reveal's fewest
     // probes) would not fit the cap or the budget.
     // Calls outside the reveal's stats (the estimate's timing calls, a confirmation that failed)

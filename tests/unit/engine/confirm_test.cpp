@@ -32,11 +32,18 @@ RevealOptions quick_options() {
 
 // The finding confirm() gives for a target following `actual` against the known tree `golden`;
 // nullopt when it confirms.
+// `rounded`: the target's output rounded to that format (beyond its exact counting range, the
+// block-wise proof: confirm.cpp).
 std::optional<Finding> confirm_outcome(const Tree& actual, const Tree& golden,
-                                       const RevealOptions& options = quick_options()) {
-  TreeOracleTarget target(actual, TreeOracleTarget::default_traits(actual), 7);
+                                       const RevealOptions& options = quick_options(),
+                                       std::optional<Format> rounded = std::nullopt) {
+  std::unique_ptr<Target> target;
+  if (rounded)
+    target = std::make_unique<testing::RoundedOracle>(actual, *rounded, 7);
+  else
+    target = std::make_unique<TreeOracleTarget>(actual, TreeOracleTarget::default_traits(actual), 7);
   try {
-    confirm(target, golden, options);
+    confirm(*target, golden, options);
     return std::nullopt;
   } catch (const RevealFailure& e) {
     return e.diagnostic().finding;
@@ -81,12 +88,13 @@ TEST(Confirm, AcceptsTheTrueTreeWithExactlyTheProofProbes) {
 // Every kind of edit at every inner node of the tree; each edit that changes the tree must be
 // rejected. Returns how many were.
 std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng,
-                              const RevealOptions& options = quick_options()) {
+                              const RevealOptions& options = quick_options(),
+                              std::optional<Format> rounded = std::nullopt) {
   std::size_t rejected = 0;
   const auto expect_rejected = [&](const EditableTree& edited, const char* what, NodeId v) {
     const Tree changed = edited.build();
     if (changed == golden) return;
-    const std::optional<Finding> finding = confirm_outcome(changed, golden, options);
+    const std::optional<Finding> finding = confirm_outcome(changed, golden, options, rounded);
     ASSERT_TRUE(finding.has_value()) << what << " at node " << v << " not detected\ngolden  "
                                      << to_sexpr(golden) << "\nchanged " << to_sexpr(changed);
     EXPECT_EQ(*finding, Finding::verification_failed) << what << " at node " << v;
@@ -137,10 +145,11 @@ std::size_t reject_every_edit(const Tree& golden, std::mt19937_64& rng,
 // reject_every_edit over the trees make_tree(1..count).
 template <class MakeTree>
 std::size_t reject_every_edit_of(std::uint64_t count, MakeTree make_tree, std::mt19937_64& rng,
-                                 const RevealOptions& options = quick_options()) {
+                                 const RevealOptions& options = quick_options(),
+                                 std::optional<Format> rounded = std::nullopt) {
   std::size_t rejected = 0;
   for (std::uint64_t seed = 1; seed <= count && !::testing::Test::HasFatalFailure(); ++seed)
-    rejected += reject_every_edit(make_tree(seed), rng, options);
+    rejected += reject_every_edit(make_tree(seed), rng, options, rounded);
   return rejected;
 }
 
@@ -160,6 +169,46 @@ TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
   EXPECT_GT(reject_every_edit_of(40, [](std::uint64_t seed) {
     return random_multiway_tree(seed <= 36 ? 3 + seed * 3 : 200 + seed, 2 + seed % 9, seed);
   }, rng), 4000u);
+}
+
+// Beyond the exact counting range (a bfloat16 output counts 256 units exactly): the block-wise proof
+// (confirm.cpp) must accept the true tree with the probes it announces, fewer than a reveal's, and
+// reject the same edits at every node.
+TEST(Confirm, BeyondTheExactRangeAcceptsTheTrueTreeWithFewerProbesThanAReveal) {
+  for (const Tree& truth : {balanced_tree(300), left_deep_tree(300), right_deep_tree(300),
+                            random_binary_tree(400, 3), random_multiway_tree(300, 5, 4)}) {
+    testing::RoundedOracle target(truth, Format::bfloat16, 7);
+    const std::optional<std::size_t> announced = confirm_probe_count(target.info(), truth);
+    ASSERT_TRUE(announced.has_value()) << to_sexpr(truth);
+    const RevealStats stats = confirm(target, truth, quick_options());
+    EXPECT_TRUE(stats.confirmed);
+    EXPECT_TRUE(stats.low_range_mode);
+    EXPECT_EQ(stats.confirm_probes, *announced);
+    EXPECT_LE(*announced, 4 * truth.leaf_count());
+    testing::RoundedOracle again(truth, Format::bfloat16, 7);
+    EXPECT_LT(stats.confirm_probes, reveal(again, quick_options()).stats.probes) << to_sexpr(truth);
+  }
+}
+
+TEST(Confirm, BeyondTheExactRangeRejectsEveryEditOfEveryNode) {
+  std::mt19937_64 rng(21);
+  // Just beyond the range (258 summands and more), where the edits are cheapest to confirm.
+  std::size_t rejected = reject_every_edit_of(2, [](std::uint64_t seed) {
+    return seed % 2 == 0 ? random_multiway_tree(262, 4, seed) : random_binary_tree(262, seed);
+  }, rng, quick_options(), Format::bfloat16);
+  if (::testing::Test::HasFatalFailure()) return;
+  rejected += reject_every_edit(left_deep_tree(260), rng, quick_options(), Format::bfloat16);
+  EXPECT_GT(rejected, 500u);
+}
+
+// Where blocks would cost more than 4n probes, confirm() reveals and compares, as before.
+TEST(Confirm, BeyondTheExactRangeARevealWhereBlocksWouldCostMore) {
+  const Tree truth = balanced_tree(2000);  // bfloat16: about 8 blocks a node
+  testing::RoundedOracle target(truth, Format::bfloat16, 64);
+  EXPECT_FALSE(confirm_probe_count(target.info(), truth).has_value());
+  const RevealStats stats = confirm(target, truth, quick_options());
+  EXPECT_FALSE(stats.confirmed);
+  EXPECT_EQ(stats.confirm_probes, 0u);
 }
 
 // The placement proof's multi-pair probes (src/engine/multi_pair_proof.cpp): the same edits at
@@ -439,15 +488,23 @@ TEST(Confirm, RejectsATargetThatFollowsNoTree) {
   }
 }
 
-TEST(Confirm, BeyondTheExactCountingRangeRevealsAndCompares) {
-  // float16 output counts exactly up to 2048 units: 3000 leaves need Alg. 5, so confirm reveals.
+TEST(Confirm, BeyondTheExactCountingRangeProvesBlockByBlock) {
+  // float16 output counts exactly up to 2048 units: 3000 leaves are beyond, and each node's outside
+  // fits in two blocks, so the block-wise proof confirms (about 2 probes a node, not a reveal).
   const Tree golden = balanced_tree(3000);
   testing::RoundedOracle same(golden, Format::float16, 64);
   EXPECT_FALSE(confirmable(same.info()));
   const RevealStats stats = confirm(same, golden);
-  EXPECT_FALSE(stats.confirmed);
+  EXPECT_TRUE(stats.confirmed);
+  EXPECT_LE(stats.confirm_probes, 2 * 2999u);
   testing::RoundedOracle changed(lanes_tree(3000, 8), Format::float16, 64);
-  EXPECT_THROW(confirm(changed, golden), RevealFailure);
+  try {
+    confirm(changed, golden);
+    FAIL() << "a target following another tree was confirmed";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
+    EXPECT_NE(e.diagnostic().message.find("active leaves"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Confirm, OrderMapsCheckEveryClassAtItsElements) {
