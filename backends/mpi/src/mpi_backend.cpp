@@ -1,6 +1,7 @@
 // The "mpi" backend as the registry sees it: settings, opening an instance (finding the launcher
 // and the probe program, one short job that reports the library and its effective settings) and
 // making targets (on the instance's running jobs, one per launch: job_pool.hpp).
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,15 @@ namespace {
 
 
 // Everything an instance needs to start jobs.
+// The cores this process may run on (its affinity mask: a container's or taskset's cpuset), which
+// the launcher's ranks inherit; all online ones where the mask cannot be read.
+std::size_t usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max<std::size_t>(1, std::thread::hardware_concurrency());
+}
+
 struct Installation {
   Launcher launcher;
   Settings settings;
@@ -33,8 +43,7 @@ struct Installation {
   std::optional<NodeLayout> layout;  // where the ranks run, when the settings place them
 
   JobConfig job(int ranks, std::vector<std::string> probe_args, const std::string& what) const {
-    if (idle_yield_wanted(launcher.family, settings, ranks,
-                          std::max<std::size_t>(1, std::thread::hardware_concurrency())))
+    if (idle_yield_wanted(launcher.family, settings, ranks, usable_cores()))
       probe_args.insert(probe_args.end(), {"--idle-yield", "on"});
     JobConfig config;
     config.launcher = launcher.path;
