@@ -38,6 +38,28 @@ TEST(BlasAlignment, APeelingDotIsAnOrderMapOverOffsets) {
   EXPECT_EQ(stats.reveals, 7u);
 }
 
+// The same gemv with its placements proven side by side on a second instance (a grid target with
+// small operands): the same classes, and the second instance did part of the work.
+TEST(BlasAlignment, AGemvsPlacementsSideBySideGiveWhatASerialCheckGives) {
+  const auto toy = open_blas(testing::toy_peel_library());
+  const Params c = testing::resolved(*toy, {{"op", "gemv"}, {"m", "16"}, {"n", "5"}});
+  const auto target = toy->make_target(c);
+  const RevealResult at_zero = reveal(*target, quick());
+  const AlignmentResult serial = check_alignment(*target, at_zero.map, quick());
+  RevealOptions side_by_side = quick();
+  side_by_side.streams = 2;
+  std::size_t made = 0;
+  side_by_side.make_worker = [&] {
+    ++made;
+    return toy->make_target(c);
+  };
+  AlignmentStats stats;
+  const AlignmentResult result = check_alignment(*target, at_zero.map, side_by_side, &stats);
+  EXPECT_TRUE(same_alignment(result, serial));
+  EXPECT_EQ(result.summary(), "dependent (offsets 0-15 and ld+1 checked, 2 classes)");
+  EXPECT_EQ(made, 1u);
+}
+
 TEST(BlasAlignment, AGemvThatDependsOnTheLeadingDimensionIsCaughtByThePaddedPlacement) {
   const auto toy = open_blas(testing::toy_peel_library());
   const auto target = toy->make_target(testing::resolved(*toy, {{"op", "gemv"}, {"m", "16"}, {"n", "5"}}));

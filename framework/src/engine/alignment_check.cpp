@@ -211,13 +211,25 @@ FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement
 // the caller's target and lanes - 1 made by make_worker, each proving every lanes-th placement with
 // its probes on one stream. A placement's proof is the same whichever instance runs it; a lane
 // stops at its first misbehaving placement, and the caller meets the failures in placement order,
-// as a serial loop would. Grid targets stay serial (a worker of a large GEMM holds its matrices).
+// as a serial loop would. A grid target goes side by side only while its operands are small (each
+// further instance holds its own matrices, and a worker process its copies of them):
+// rows x n + n x columns + rows x columns values at most kMostGridValuesSideBySide.
+constexpr std::size_t kMostGridValuesSideBySide = std::size_t{4} << 20;
+
+bool small_enough_side_by_side(const TargetInfo& info) {
+  if (!info.is_grid()) return true;
+  const double values = static_cast<double>(info.grid.rows) * static_cast<double>(info.n) +
+                        static_cast<double>(info.n) * static_cast<double>(info.grid.columns) +
+                        static_cast<double>(info.grid.rows) * static_cast<double>(info.grid.columns);
+  return values <= static_cast<double>(kMostGridValuesSideBySide);
+}
+
 std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero,
                                          const std::vector<DataPlacement>& placements, const RevealOptions& options,
                                          const PlacementRun& run) {
   const TargetInfo& info = target.info();
   std::size_t lanes = 1;
-  if (!info.is_grid() && options.make_worker && options.streams > 1)
+  if (small_enough_side_by_side(info) && options.make_worker && options.streams > 1)
     lanes = std::min(options.streams, placements.size());
   std::vector<FirstProof> proofs(placements.size());
   if (lanes <= 1) {
