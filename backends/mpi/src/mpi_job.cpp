@@ -179,6 +179,7 @@ void MpiJob::receive_all(int fd, void* data, std::size_t size, Clock::time_point
 void MpiJob::accept_ranks() {
   const auto deadline = Clock::now() + config_.timeout;
   rank_fds_.assign(static_cast<std::size_t>(config_.ranks), -1);
+  idle_yields_.assign(static_cast<std::size_t>(config_.ranks), 0);
   hello_.processor_names.assign(static_cast<std::size_t>(config_.ranks), "");
   for (int connected = 0; connected < config_.ranks;) {
     await(listener_->fd(), POLLIN, deadline, "the ranks were starting", [&] {
@@ -278,7 +279,6 @@ std::vector<double> MpiJob::receive_response(std::size_t rank, Clock::time_point
   receive_all(fd, &response, sizeof response, deadline, whose, while_doing);
   if (response.outputs > wire::kMaxValues || response.message_bytes > wire::kMaxText)
     fail(whose + " announces an oversized answer");
-  if (idle_yields_.size() != rank_fds_.size()) idle_yields_.assign(rank_fds_.size(), 0);
   idle_yields_[rank] = response.idle_yields;
   std::vector<double> values(response.outputs);
   receive_all(fd, values.data(), values.size() * sizeof(double), deadline, whose, while_doing);

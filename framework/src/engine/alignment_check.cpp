@@ -231,50 +231,33 @@ std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero
   std::size_t lanes = 1;
   if (small_enough_side_by_side(info) && options.make_worker && options.streams > 1)
     lanes = std::min(options.streams, placements.size());
-  std::vector<FirstProof> proofs(placements.size());
-  if (lanes <= 1) {
-    for (std::size_t p = 0; p < placements.size(); ++p) {
-      FirstProof& proof = proofs[p];
-      try {
-        proof = prove_at(target, at_zero, placements[p], run.at(placements[p], true, true), run);
-      } catch (...) {  // over budget before the proof began
-        proof.failure = std::current_exception();
-      }
-      if (proof.failure) break;
-    }
-    return proofs;
-  }
-  // The lanes' targets are made here, on the caller's thread (a backend's make_target need not be
-  // thread-safe), checked as the probe streams' are.
+  // The lanes' targets are made here, on the caller's thread.
   std::vector<std::unique_ptr<Target>> made;
   std::vector<Target*> lane_target{&target};
   for (std::size_t lane = 1; lane < lanes; ++lane) {
-    try {
-      made.push_back(options.make_worker());
-    } catch (const TargetFault& e) {
-      detail::fail(Finding::target_fault, std::string("a probe stream's target could not be made: ") + e.what(), {},
-                   std::nullopt, e.likely_cause());
-    } catch (const TargetError& e) {
-      detail::fail(Finding::target_error, std::string("a probe stream's target could not be made: ") + e.what());
-    }
-    if (!made.back() || made.back()->info().n != info.n || made.back()->info().max_batch != info.max_batch)
-      detail::fail(Finding::target_error,
-                   "a probe stream's target is not another instance of the target (other n or batch)");
+    made.push_back(detail::make_another_instance(options, info));
     lane_target.push_back(made.back().get());
   }
+  std::vector<FirstProof> proofs(placements.size());
+  // A lone lane may give its proofs probe streams of their own; only lane 0 reports progress.
   const std::function<void(std::size_t)> lane_job = [&](std::size_t lane) {
     for (std::size_t p = lane; p < placements.size(); p += lanes) {
       FirstProof& proof = proofs[p];
       try {
-        proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], false, lane == 0), run);
-      } catch (...) {
+        proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], lanes == 1, lane == 0),
+                         run);
+      } catch (...) {  // over budget before the proof began
         proof.failure = std::current_exception();
       }
       if (proof.failure) return;
     }
   };
-  detail::StreamPool pool(lanes - 1);
-  pool.run(lanes, lane_job);  // every job catches its own failures
+  if (lanes == 1) {
+    lane_job(0);
+  } else {
+    detail::StreamPool pool(lanes - 1);
+    pool.run(lanes, lane_job);  // every job catches its own failures
+  }
   return proofs;
 }
 

@@ -472,15 +472,14 @@ RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& optio
   if (info.is_grid()) return confirm(target, OrderMap::uniform(info.grid, tree), options);
   const auto start = std::chrono::steady_clock::now();
   check_leaf_count(tree, info.n);
-  const MaskScheme scheme = scheme_for(info);
+  const MaskScheme scheme = scheme_for(info);  // fails with `unsupported` where there is none
+  const std::optional<std::size_t> proof_probes = confirm_probe_count(info, tree);
+  if (!proof_probes) return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
   const bool restricted = !confirmable(info);
-  if (restricted && !restricted_proof_pays(tree, scheme))
-    return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
   RevealStats stats;
   stats.low_range_mode = restricted;
   ProbeSession session(target, scheme, options, stats);
-  session.expect_probes(restricted ? restricted_proof_probes(tree, scheme.exact_count_limit)
-                                   : count_confirm_probes(tree));
+  session.expect_probes(*proof_probes);
   const ValueRecord before = check_determinism(session, options);
   if (restricted)
     measure_restricted_proof(session, tree, stats);

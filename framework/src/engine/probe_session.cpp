@@ -311,23 +311,27 @@ void ProbeSession::start_streams() {
   const std::size_t workers = options_.streams - 1;
   for (std::size_t w = 0; w < workers; ++w) {
     Stream stream;
-    try {
-      stream.owned = options_.make_worker();
-    } catch (const TargetFault& e) {
-      fail(Finding::target_fault, std::string("a probe stream's target could not be made: ") + e.what(), {},
-           std::nullopt, e.likely_cause());
-    } catch (const TargetError& e) {
-      fail(Finding::target_error, std::string("a probe stream's target could not be made: ") + e.what());
-    }
-    if (!stream.owned || stream.owned->info().n != info_.n ||
-        stream.owned->info().max_batch != info_.max_batch)
-      fail(Finding::target_error,
-           "a probe stream's target is not another instance of the target (other n or batch)");
+    stream.owned = make_another_instance(options_, info_);
     stream.target = stream.owned.get();
     streams_.push_back(std::move(stream));
   }
   for (std::size_t k = 1; k < streams_.size(); ++k) streams_[k].stats = &streams_[k].own_stats;
   pool_ = std::make_unique<StreamPool>(workers);
+}
+
+std::unique_ptr<Target> make_another_instance(const RevealOptions& options, const TargetInfo& info) {
+  std::unique_ptr<Target> made;
+  try {
+    made = options.make_worker();
+  } catch (const TargetFault& e) {
+    fail(Finding::target_fault, std::string("a probe stream's target could not be made: ") + e.what(), {},
+         std::nullopt, e.likely_cause());
+  } catch (const TargetError& e) {
+    fail(Finding::target_error, std::string("a probe stream's target could not be made: ") + e.what());
+  }
+  if (!made || made->info().n != info.n || made->info().max_batch != info.max_batch)
+    fail(Finding::target_error, "a probe stream's target is not another instance of the target (other n or batch)");
+  return made;
 }
 
 void ProbeSession::measure(std::span<const ProbeRequest> requests, std::span<Measurement> out) {

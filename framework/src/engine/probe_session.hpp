@@ -164,6 +164,12 @@ std::string format_double(double v);
 // Formats "A^{3,7} (+M at leaf 3, -M at leaf 7, 998 active leaves)".
 std::string describe_probe(std::uint32_t plus, std::uint32_t minus, std::uint32_t active_count);
 
+// Another instance of the target `info` describes, from options.make_worker (probe streams, the
+// placement check's lanes); fails with target_fault or target_error when it cannot be made or is
+// not the same target (other n or batch). Call it on the caller's thread: a backend's make_target
+// need not be thread-safe.
+std::unique_ptr<Target> make_another_instance(const RevealOptions& options, const TargetInfo& info);
+
 [[noreturn]] void fail(Finding finding, std::string message, std::string probe = {},
                        std::optional<double> raw_output = std::nullopt,
                        std::string likely_cause = {});
