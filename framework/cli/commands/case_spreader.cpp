@@ -1,6 +1,7 @@
 #include "case_spreader.hpp"
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 #include "fprev/distributed.hpp"
@@ -29,9 +30,22 @@ std::size_t streams_per_case_slot(const GateOptions& options, std::size_t slots)
   return std::max<std::size_t>(1, cores / std::max<std::size_t>(1, slots));
 }
 
+namespace {
+
+// The instance each case opens in its slot's runner (Runner::open's key).
+std::vector<std::string> instance_keys(const std::vector<SelectedCase>& cases) {
+  std::vector<std::string> keys;
+  keys.reserve(cases.size());
+  for (const SelectedCase& sc : cases) keys.push_back(sc.suite->name + "/" + sc.c->backend_instance);
+  return keys;
+}
+
+}  // namespace
+
 CaseSpreader::CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerOptions& options, bool update,
                            std::size_t slots)
-    : cases_(cases), options_(options), update_(update), results_(cases.size()), errors_(cases.size()) {
+    : cases_(cases), options_(options), update_(update), queue_(instance_keys(cases), std::max<std::size_t>(1, slots)),
+      results_(cases.size()), errors_(cases.size()) {
   for (std::size_t slot = 0; slot < slots; ++slot)
     threads_.emplace_back([this, slot] { run_slot(static_cast<int>(slot)); });
 }
@@ -50,16 +64,18 @@ void CaseSpreader::run_slot(int slot) {
   std::optional<CaseSlot> on_rank;
   if (active_distributed_session() != nullptr) on_rank.emplace(slot);
   Runner runner(builtin_backends(), options_);
-  run_cases(runner);
+  run_cases(runner, static_cast<std::size_t>(slot));
 }
 
-void CaseSpreader::run_cases(Runner& runner) {
+void CaseSpreader::run_cases(Runner& runner, std::size_t slot) {
   for (;;) {
     std::size_t k = 0;
     {
       const std::lock_guard lock(mutex_);
-      if (stopping_ || next_ >= cases_.size()) return;
-      k = next_++;
+      if (stopping_) return;
+      const std::optional<std::size_t> next = queue_.next(slot);
+      if (!next) return;
+      k = *next;
     }
     const SelectedCase& sc = cases_[k];
     std::optional<CaseResult> result;

@@ -1,8 +1,9 @@
 // Whole cases side by side, as `ctest -j` runs tests: in a serial run with --jobs N, N threads; in a
 // distributed run (check and update with --spread cases), one thread per MPI rank, whose workers
 // all start on that rank (fprev::CaseSlot). Each thread has a runner of its own (its own backend
-// instances and workers) and takes the next case in the selection's order. Results come back in
-// that order, so reports and goldens are a serial run's.
+// instances and workers) and keeps to the cases of one backend instance at a time (CaseQueue:
+// each instance opened in as few runners as the balance allows). Results come back in the
+// selection's order, so reports and goldens are a serial run's.
 #pragma once
 
 #include <condition_variable>
@@ -15,6 +16,7 @@
 
 #include "../options.hpp"
 #include "../selection.hpp"
+#include "case_queue.hpp"
 #include "fprev/runner.hpp"
 
 namespace fprev::cli {
@@ -41,14 +43,14 @@ class CaseSpreader {
 
  private:
   void run_slot(int slot);
-  void run_cases(Runner& runner);
+  void run_cases(Runner& runner, std::size_t slot);
 
   const std::vector<SelectedCase>& cases_;
   const RunnerOptions& options_;
   bool update_;
   std::mutex mutex_;
   std::condition_variable done_;
-  std::size_t next_ = 0;
+  CaseQueue queue_;  // under mutex_
   bool stopping_ = false;
   std::vector<std::optional<CaseResult>> results_;
   std::vector<std::exception_ptr> errors_;
