@@ -161,15 +161,22 @@ InvarianceParameterKind invariance_parameter_kind(const Backend& backend, const 
 std::string invariance_known_value(const Backend& backend, const BackendInstance& instance, const Params& settings,
                                    const Params& case_params, const std::string& parameter);
 
+// Opens an instance of the backend with these resolved settings. The runner's keeps what it opened
+// for the next case of the run that asks for the same settings (a thread count's variant opened
+// once per run, not once per case: a Python worker imports its library once).
+using InstanceOpener = std::function<std::shared_ptr<BackendInstance>(const Params& resolved_settings)>;
+
 // The variants of a case over `parameter`, one per value other than `known_value`, in `values`
 // order. Each make() opens an instance of `backend` with the (resolved) settings, the parameter set
-// where it is a setting, validates the case with the parameter set where it is a case parameter
-// (ConfigError naming the value), and makes its target; the instance lives as long as the target.
+// where it is a setting (through `open` where given, else backend.open()), validates the case with
+// the parameter set where it is a case parameter (ConfigError naming the value), and makes its
+// target; the instance lives at least as long as the target.
 std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, const BackendInstance& instance,
                                                         const Params& settings, const Params& case_params,
                                                         const std::string& parameter,
                                                         const std::vector<std::string>& values,
-                                                        const std::string& known_value);
+                                                        const std::string& known_value,
+                                                        InstanceOpener open = nullptr);
 
 // "1", "2", ..., "runs": the values of runs = N.
 std::vector<std::string> run_values(std::size_t runs);

@@ -6,7 +6,8 @@
 namespace fprev::detail {
 
 bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
-                        const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result) {
+                        const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result,
+                        const InstanceOpener& open_variant) {
   result.invariance.clear();
   result.invariance_stats.clear();
   std::string at;
@@ -15,7 +16,8 @@ bool invariance_of_case(const Backend& backend, const BackendInstance& instance,
       at = "invariance over " + request.parameter + ": ";
       const std::string known = invariance_known_value(backend, instance, settings, c.params, request.parameter);
       const std::vector<InvarianceVariant> variants =
-          make_invariance_variants(backend, instance, settings, c.params, request.parameter, request.values, known);
+          make_invariance_variants(backend, instance, settings, c.params, request.parameter, request.values, known,
+                                   open_variant);
       InvarianceStats stats;
       result.invariance.push_back(
           check_invariance(request.parameter, request.values, {known, &target, &*result.revealed}, variants, options, &stats));

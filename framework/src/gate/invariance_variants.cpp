@@ -11,10 +11,10 @@ bool declares_param(const std::vector<ParamSpec>& specs, const std::string& name
   return false;
 }
 
-// A target that keeps the instance it was made by alive (a fresh instance per variant).
+// A target that keeps the instance it was made by alive (a variant's own instance).
 class InstanceTarget final : public Target {
  public:
-  InstanceTarget(std::unique_ptr<BackendInstance> instance, std::unique_ptr<Target> target)
+  InstanceTarget(std::shared_ptr<BackendInstance> instance, std::unique_ptr<Target> target)
       : instance_(std::move(instance)), target_(std::move(target)) {}
   ~InstanceTarget() override { target_.reset(); }  // the target before its instance
   const TargetInfo& info() const override { return target_->info(); }
@@ -28,7 +28,7 @@ class InstanceTarget final : public Target {
   }
 
  private:
-  std::unique_ptr<BackendInstance> instance_;
+  std::shared_ptr<BackendInstance> instance_;
   std::unique_ptr<Target> target_;
 };
 
@@ -74,8 +74,11 @@ std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, 
                                                         const Params& settings, const Params& case_params,
                                                         const std::string& parameter,
                                                         const std::vector<std::string>& values,
-                                                        const std::string& known_value) {
+                                                        const std::string& known_value, InstanceOpener open) {
   const InvarianceParameterKind kind = invariance_parameter_kind(backend, instance, parameter);
+  // Runs are proven on fresh processes: a new instance for every run, never a kept one.
+  if (!open || kind == InvarianceParameterKind::runs)
+    open = [&backend](const Params& resolved) { return std::shared_ptr<BackendInstance>(backend.open(resolved)); };
   const std::string context = "backend " + std::string(backend.name()) + ", invariance over " + parameter;
   std::vector<InvarianceVariant> out;
   for (const std::string& value : values) {
@@ -98,9 +101,9 @@ std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, 
       out.push_back({value, [&instance, variant_case] { return instance.make_target(variant_case); }});
       continue;
     }
-    out.push_back({value, [&backend, variant_settings, variant_case, context] {
+    out.push_back({value, [&backend, open, variant_settings, variant_case, context] {
                      const Params resolved = resolve_params(backend.instance_params(), variant_settings, context);
-                     std::unique_ptr<BackendInstance> opened = backend.open(resolved);
+                     std::shared_ptr<BackendInstance> opened = open(resolved);
                      const Params resolved_case = resolve_params(opened->case_params(), variant_case, context);
                      opened->validate_case(resolved_case);
                      std::unique_ptr<Target> target = opened->make_target(resolved_case);

@@ -77,6 +77,9 @@ struct Runner::OpenInstance {
   bool config_error = false;
   bool unusable = false;  // what the settings name does not work: an error, never a skip
   bool fault = false;     // its worker crashed, exited or hung while opening it: a failure
+  // Instances its cases' invariance variants opened with other settings (a thread count), by those
+  // settings: kept for the next case of the run, as the instance itself is.
+  std::map<Params, std::shared_ptr<BackendInstance>> variants;
 };
 
 namespace {
@@ -315,8 +318,14 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
     RevealOptions options = options_.reveal;
     use_probe_streams(options, options_.streams, *instance.instance, c.params);
     options.max_seconds = budget_of(c);
-    return detail::invariance_of_case(*instance.backend, *instance.instance, instance.settings, c, *target, options,
-                                      result);
+    const Backend& backend = *instance.backend;
+    const InstanceOpener open_variant = [&instance, &backend](const Params& resolved) {
+      std::shared_ptr<BackendInstance>& kept = instance.variants[resolved];
+      if (!kept) kept = backend.open(resolved);
+      return kept;
+    };
+    return detail::invariance_of_case(backend, *instance.instance, instance.settings, c, *target, options, result,
+                                      open_variant);
   } catch (const TargetError& e) {
     fail_case(result, Finding::target_error, std::string("invariance check: ") + e.what());
   }

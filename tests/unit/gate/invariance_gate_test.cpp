@@ -1,0 +1,116 @@
+// The instances a run opens for invariance variants (Runner::check_case_invariance): a setting's
+// variant (threads: 2) is opened once per run and serves every case that asks for it, as the
+// case's own instance does (a Python worker imports torch once, not once per case); the runs of a
+// run-to-run contract each get a fresh instance, every case, or they would prove nothing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "fprev/runner.hpp"
+#include "oracle_target.hpp"
+#include "random_trees.hpp"
+
+namespace fprev {
+namespace {
+namespace fs = std::filesystem;
+
+// Opens counted by the value of the setting `lanes` (which changes nothing: every instance adds
+// left to right, so every contract holds).
+std::map<std::string, int>& opens() {
+  static std::map<std::string, int> counts;
+  return counts;
+}
+
+class Instance : public BackendInstance {
+ public:
+  Identity identity() const override { return {"oracle", "1.0", "", "here", {}}; }
+  std::vector<ParamSpec> case_params() const override {
+    return {choice_param("op", {"sum"}, "routine").require(), integer_param("n", 2, 64, "summands").defaults_to("10")};
+  }
+  void validate_case(const Params&) const override {}
+  std::unique_ptr<Target> make_target(const Params& p) const override {
+    return std::make_unique<TreeOracleTarget>(left_deep_tree(std::stoul(p.at("n"))));
+  }
+};
+
+class CountingBackend : public Backend {
+ public:
+  std::string_view name() const override { return "counted"; }
+  std::string_view summary() const override { return "oracle targets whose instances are counted"; }
+  std::vector<ParamSpec> instance_params() const override {
+    return {choice_param("lanes", {"1", "2", "4"}, "").defaults_to("1")};
+  }
+  std::vector<ParamSpec> case_params() const override { return Instance().case_params(); }
+  std::unique_ptr<BackendInstance> open(const Params& p) const override {
+    ++opens()[p.at("lanes")];
+    return std::make_unique<Instance>();
+  }
+  bool runs_foreign_code() const override { return false; }
+};
+
+const BackendRegistry& registry() {
+  static const BackendRegistry r = [] {
+    BackendRegistry registry;
+    registry.add(std::make_unique<CountingBackend>());
+    return registry;
+  }();
+  return r;
+}
+
+class InvarianceGate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("fprev-invariance-gate-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    opens().clear();
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  RunnerOptions options() const {
+    RunnerOptions o;
+    o.golden_root = root_ / "golden";
+    o.tool_version = "test";
+    return o;
+  }
+  static Suite suite(const std::string& contract) {
+    return parse_suite("suite: s\nbackends:\n  - name: t\n    use: counted\ncases:\n"
+                       "  - op: sum\n    n: [10, 12, 14]\n    invariant:\n      " + contract + "\n",
+                       "s.yaml", registry());
+  }
+
+  fs::path root_;
+};
+
+TEST_F(InvarianceGate, ASettingsVariantIsOpenedOncePerRun) {
+  const Suite s = suite("lanes: [1, 2, 4]");
+  ASSERT_EQ(s.cases.size(), 3u);
+  Runner runner(registry(), options());
+  for (const SuiteCase& c : s.cases) {
+    const CaseResult r = runner.update(s, c);
+    ASSERT_EQ(r.status, CaseStatus::created) << r.message;
+    ASSERT_EQ(r.invariance.size(), 1u);
+  }
+  // The case's own instance (lanes 1) once, and each other value once for the three cases.
+  EXPECT_EQ(opens()["1"], 1);
+  EXPECT_EQ(opens()["2"], 1);
+  EXPECT_EQ(opens()["4"], 1);
+  // A runner of its own (another slot of --jobs) opens its own.
+  Runner other(registry(), options());
+  EXPECT_EQ(other.check(s, s.cases.at(0)).status, CaseStatus::passed);
+  EXPECT_EQ(opens()["2"], 2);
+}
+
+TEST_F(InvarianceGate, EveryRunOfARunToRunContractIsAFreshInstance) {
+  const Suite s = suite("runs: 3");
+  Runner runner(registry(), options());
+  for (const SuiteCase& c : s.cases) ASSERT_EQ(runner.update(s, c).status, CaseStatus::created);
+  // The case's own instance once; runs 2 and 3 fresh for each of the three cases.
+  EXPECT_EQ(opens()["1"], 1 + 3 * 2);
+}
+
+}  // namespace
+}  // namespace fprev
