@@ -36,7 +36,7 @@ namespace {
 std::vector<std::string> instance_keys(const std::vector<SelectedCase>& cases) {
   std::vector<std::string> keys;
   keys.reserve(cases.size());
-  for (const SelectedCase& sc : cases) keys.push_back(sc.suite->name + "/" + sc.c->backend_instance);
+  for (const SelectedCase& sc : cases) keys.push_back(instance_key(builtin_backends(), *sc.suite, sc.c->backend_instance));
   return keys;
 }
 

@@ -177,6 +177,12 @@ struct RunnerOptions {
   std::optional<PendingStore> pending;
 };
 
+// What a runner opens one backend instance for: the backend and its resolved settings (environment
+// overrides applied), so that two instances of the same library with the same settings (in one
+// suite or in two) are opened once and share their workers and MPI jobs; "instance
+// <suite>/<name>" when the settings do not resolve (the case then reports why).
+std::string instance_key(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name);
+
 class Runner {
  public:
   Runner(const BackendRegistry& registry, RunnerOptions options);

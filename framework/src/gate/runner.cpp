@@ -195,8 +195,27 @@ Runner::Runner(const BackendRegistry& registry, RunnerOptions options)
 
 Runner::~Runner() = default;
 
+std::string instance_key(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name) {
+  const BackendInstanceSpec* spec = suite.find_backend(instance_name);
+  const Backend* backend = spec != nullptr ? registry.find(spec->use) : nullptr;
+  if (backend != nullptr) {
+    try {
+      const Params settings = resolve_params(backend->instance_params(),
+                                             apply_environment_overrides(*backend, spec->settings),
+                                             "backend instance " + instance_name);
+      // Names and values hold no newline (suite text is one line per key; overrides likewise).
+      std::string key = std::string(backend->name());
+      for (const auto& [name, value] : settings) key += "\n" + name + "=" + value;
+      return key;
+    } catch (const ConfigError&) {
+      // reported when the case opens it, under its own name
+    }
+  }
+  return "instance " + suite.name + "/" + instance_name;
+}
+
 Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instance_name) {
-  const std::string key = suite.name + "/" + instance_name;
+  const std::string key = instance_key(registry_, suite, instance_name);
   auto it = instances_.find(key);
   if (it != instances_.end()) return *it->second;
   auto opened = std::make_unique<OpenInstance>();

@@ -1,7 +1,10 @@
-// The instances a run opens for invariance variants (Runner::check_case_invariance): a setting's
-// variant (threads: 2) is opened once per run and serves every case that asks for it, as the
-// case's own instance does (a Python worker imports torch once, not once per case); the runs of a
-// run-to-run contract each get a fresh instance, every case, or they would prove nothing.
+// The backend instances a runner opens (each a library loaded in a worker: a Python worker imports
+// torch, about a second of CPU; an MPI instance starts jobs):
+//   * instances with the same backend and resolved settings are opened once, under any name and in
+//     any suite (instance_key);
+//   * a setting's invariance variant (threads: 2) is opened once per run and serves every case that
+//     asks for it, as the case's own instance does; the runs of a run-to-run contract each get a
+//     fresh instance, every case, or they would prove nothing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -60,10 +63,10 @@ const BackendRegistry& registry() {
   return r;
 }
 
-class InvarianceGate : public ::testing::Test {
+class RunnerInstances : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("fprev-invariance-gate-" + std::to_string(::getpid()) + "-" +
+    root_ = fs::temp_directory_path() / ("fprev-runner-instances-" + std::to_string(::getpid()) + "-" +
                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(root_);
     opens().clear();
@@ -85,7 +88,26 @@ class InvarianceGate : public ::testing::Test {
   fs::path root_;
 };
 
-TEST_F(InvarianceGate, ASettingsVariantIsOpenedOncePerRun) {
+TEST_F(RunnerInstances, TheSameSettingsUnderTwoNamesAndInTwoSuitesOpenOnce) {
+  const std::string backends =
+      "backends:\n  - name: a\n    use: counted\n    lanes: 2\n  - name: b\n    use: counted\n    lanes: 2\n"
+      "  - name: c\n    use: counted\n    lanes: 4\n";
+  const Suite first = parse_suite("suite: first\n" + backends + "cases:\n  - op: sum\n", "first.yaml", registry());
+  const Suite second = parse_suite("suite: second\n" + backends + "cases:\n  - op: sum\n", "second.yaml", registry());
+  ASSERT_EQ(first.cases.size(), 3u);
+  Runner runner(registry(), options());
+  for (const Suite* s : {&first, &second})
+    for (const SuiteCase& c : s->cases) EXPECT_EQ(runner.update(*s, c).status, CaseStatus::created) << c.backend_instance;
+  EXPECT_EQ(opens()["2"], 1);
+  EXPECT_EQ(opens()["4"], 1);
+
+  EXPECT_EQ(instance_key(registry(), first, "a"), instance_key(registry(), second, "b"));
+  EXPECT_NE(instance_key(registry(), first, "a"), instance_key(registry(), first, "c"));
+  // An instance the suite does not define keys by its name (its cases report it as undefined).
+  EXPECT_EQ(instance_key(registry(), first, "nowhere"), "instance first/nowhere");
+}
+
+TEST_F(RunnerInstances, ASettingsVariantIsOpenedOncePerRun) {
   const Suite s = suite("lanes: [1, 2, 4]");
   ASSERT_EQ(s.cases.size(), 3u);
   Runner runner(registry(), options());
@@ -104,7 +126,7 @@ TEST_F(InvarianceGate, ASettingsVariantIsOpenedOncePerRun) {
   EXPECT_EQ(opens()["2"], 2);
 }
 
-TEST_F(InvarianceGate, EveryRunOfARunToRunContractIsAFreshInstance) {
+TEST_F(RunnerInstances, EveryRunOfARunToRunContractIsAFreshInstance) {
   const Suite s = suite("runs: 3");
   Runner runner(registry(), options());
   for (const SuiteCase& c : s.cases) ASSERT_EQ(runner.update(s, c).status, CaseStatus::created);
