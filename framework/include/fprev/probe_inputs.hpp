@@ -134,13 +134,23 @@ class ProbeVectors {
     background_id_ = background.id;
     all_active_ = background.all_active;
     active_ = background.active;
+    // Encoded once, then filled: the encoder is a pure conversion, and a call through its pointer
+    // per leaf cost as much as a reference target's whole sum (restricted backgrounds change with
+    // almost every probe of a block-wise proof).
     const SummandValue unit = values_->unit;
     const SummandValue zero = values_->zero();
+    const T unit_a = encode_(unit.a), unit_b = encode_(unit.b);
     if (all_active_) {
-      for (std::size_t k = 0; k < n_; ++k) set(static_cast<std::uint32_t>(k), unit);
+      std::fill(a_, a_ + n_, unit_a);
+      std::fill(b_, b_ + n_, unit_b);
     } else {
-      for (std::size_t k = 0; k < n_; ++k) set(static_cast<std::uint32_t>(k), zero);
-      for (std::uint32_t k : active_) set(k, unit);
+      std::fill(a_, a_ + n_, encode_(zero.a));
+      std::fill(b_, b_ + n_, encode_(zero.b));
+      for (std::uint32_t k : active_) {
+        if (k >= n_) throw TargetError("probe vectors: an active leaf " + std::to_string(k) + " of " + std::to_string(n_));
+        a_[k] = unit_a;
+        b_[k] = unit_b;
+      }
     }
     last_plus_ = last_minus_ = static_cast<std::uint32_t>(n_);
     last_extras_.clear();
