@@ -6,13 +6,12 @@
 //     asks for it, as the case's own instance does; the runs of a run-to-run contract each get a
 //     fresh instance, every case, or they would prove nothing.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <map>
-#include <mutex>
 
 #include "fprev/runner.hpp"
+#include "gate_fixture.hpp"
 #include "oracle_target.hpp"
 #include "random_trees.hpp"
 
@@ -66,9 +65,7 @@ const BackendRegistry& registry() {
 class RunnerInstances : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("fprev-runner-instances-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
+    root_ = gate_test::scratch_directory("fprev-runner-instances");
     opens().clear();
   }
   void TearDown() override { fs::remove_all(root_); }
