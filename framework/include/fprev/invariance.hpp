@@ -161,9 +161,9 @@ InvarianceParameterKind invariance_parameter_kind(const Backend& backend, const 
 std::string invariance_known_value(const Backend& backend, const BackendInstance& instance, const Params& settings,
                                    const Params& case_params, const std::string& parameter);
 
-// Opens an instance of the backend with these resolved settings. The runner's keeps what it opened
-// for the next case of the run that asks for the same settings (a thread count's variant opened
-// once per run, not once per case: a Python worker imports its library once).
+// Opens an instance of the backend with these resolved settings. The runner's opener keeps what it
+// opened for the next case of the run that asks for the same settings (a thread count's variant
+// opened once per run, not once per case: a Python worker imports its library once).
 using InstanceOpener = std::function<std::shared_ptr<BackendInstance>(const Params& resolved_settings)>;
 
 // The variants of a case over `parameter`, one per value other than `known_value`, in `values`
