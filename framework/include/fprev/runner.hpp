@@ -179,7 +179,7 @@ struct RunnerOptions {
 
 // What a runner opens one backend instance for: the backend and its resolved settings (environment
 // overrides applied), so that two instances of the same library with the same settings (in one
-// suite or in two) are opened once and share their workers and MPI jobs; "instance
+// suite or in two) are opened once and share their workers and MPI jobs; "unresolved
 // <suite>/<name>" when the settings do not resolve (the case then reports why).
 std::string instance_key(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name);
 
@@ -235,7 +235,8 @@ class Runner {
 
   const BackendRegistry& registry_;
   RunnerOptions options_;
-  std::map<std::string, std::unique_ptr<OpenInstance>> instances_;
+  std::map<std::string, std::unique_ptr<OpenInstance>> instances_;  // by instance_key()
+  std::map<std::string, OpenInstance*> by_name_;                     // "<suite>/<instance name>"
 };
 
 // The golden `update` writes for a result: its metadata (suite, case, backend, platform, library

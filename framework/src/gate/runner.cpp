@@ -195,29 +195,51 @@ Runner::Runner(const BackendRegistry& registry, RunnerOptions options)
 
 Runner::~Runner() = default;
 
+namespace {
+
+// An instance's settings as it is opened: the suite's, environment overrides applied, resolved
+// against what the backend takes (ConfigError naming the instance).
+Params resolved_settings(const Backend& backend, const BackendInstanceSpec& spec) {
+  return resolve_params(backend.instance_params(), apply_environment_overrides(backend, spec.settings),
+                        "backend instance " + spec.name);
+}
+
+void append_sized(std::string& key, std::string_view text) {
+  key += std::to_string(text.size());
+  key += ':';
+  key += text;
+}
+
+}  // namespace
+
 std::string instance_key(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name) {
   const BackendInstanceSpec* spec = suite.find_backend(instance_name);
   const Backend* backend = spec != nullptr ? registry.find(spec->use) : nullptr;
   if (backend != nullptr) {
     try {
-      const Params settings = resolve_params(backend->instance_params(),
-                                             apply_environment_overrides(*backend, spec->settings),
-                                             "backend instance " + instance_name);
-      // Names and values hold no newline (suite text is one line per key; overrides likewise).
-      std::string key = std::string(backend->name());
-      for (const auto& [name, value] : settings) key += "\n" + name + "=" + value;
+      const Params settings = resolved_settings(*backend, *spec);
+      // Every part prefixed by its length: no value (a multi-line YAML scalar included) can make
+      // two different settings read as one.
+      std::string key = "settings ";
+      append_sized(key, backend->name());
+      for (const auto& [name, value] : settings) {
+        append_sized(key, name);
+        append_sized(key, value);
+      }
       return key;
     } catch (const ConfigError&) {
       // reported when the case opens it, under its own name
     }
   }
-  return "instance " + suite.name + "/" + instance_name;
+  return "unresolved " + suite.name + "/" + instance_name;
 }
 
 Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instance_name) {
+  // Runner::open is asked once per stage of every case: the key is worked out once per name.
+  const std::string name = suite.name + "/" + instance_name;
+  if (const auto known = by_name_.find(name); known != by_name_.end()) return *known->second;
   const std::string key = instance_key(registry_, suite, instance_name);
-  auto it = instances_.find(key);
-  if (it != instances_.end()) return *it->second;
+  if (const auto it = instances_.find(key); it != instances_.end()) return *(by_name_[name] = it->second.get());
   auto opened = std::make_unique<OpenInstance>();
   const BackendInstanceSpec* spec = suite.find_backend(instance_name);
   const Backend* backend = spec != nullptr ? registry_.find(spec->use) : nullptr;
@@ -226,9 +248,7 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
     opened->config_error = true;
   } else {
     try {
-      const Params settings = resolve_params(backend->instance_params(),
-                                             apply_environment_overrides(*backend, spec->settings),
-                                             "backend instance " + instance_name);
+      const Params settings = resolved_settings(*backend, *spec);
       opened->instance = backend->open(settings);
       opened->identity = opened->instance->identity();
       opened->backend = backend;
@@ -244,7 +264,8 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
       opened->fault = true;
     }
   }
-  return *instances_.emplace(key, std::move(opened)).first->second;
+  OpenInstance& made = *instances_.emplace(key, std::move(opened)).first->second;
+  return *(by_name_[name] = &made);
 }
 
 namespace {

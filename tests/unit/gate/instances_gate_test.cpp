@@ -101,7 +101,7 @@ TEST_F(RunnerInstances, TheSameSettingsUnderTwoNamesAndInTwoSuitesOpenOnce) {
   EXPECT_EQ(instance_key(registry(), first, "a"), instance_key(registry(), second, "b"));
   EXPECT_NE(instance_key(registry(), first, "a"), instance_key(registry(), first, "c"));
   // An instance the suite does not define keys by its name (its cases report it as undefined).
-  EXPECT_EQ(instance_key(registry(), first, "nowhere"), "instance first/nowhere");
+  EXPECT_EQ(instance_key(registry(), first, "nowhere"), "unresolved first/nowhere");
 }
 
 TEST_F(RunnerInstances, ASettingsVariantIsOpenedOncePerRun) {
