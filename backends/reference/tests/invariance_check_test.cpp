@@ -41,7 +41,7 @@ class GemvVariants : public ::testing::Test {
     known_map_ = reveal(*known_target_, quick_invariance_options()).map;
     const std::string known_value = invariance_known_value(*backend_, *instance_, {}, params, parameter);
     variants_ = make_invariance_variants(*backend_, *instance_, {}, params, parameter, values, known_value);
-    return check_invariance(parameter, values, {known_value, known_target_.get(), &known_map_}, variants_, quick_invariance_options(),
+    return check_invariance(parameter, values, {known_value, known_target_->info(), &known_map_}, variants_, quick_invariance_options(),
                             stats);
   }
 
@@ -133,7 +133,7 @@ TEST_F(GemvVariants, MisbehavingVariantGivesADiagnosticNotAVerdict) {
   const std::vector<std::string> values{"sequential", "nondeterministic"};
   variants_ = make_invariance_variants(*backend_, *instance_, {}, sum_params, "order", values, "sequential");
   try {
-    check_invariance("order", values, {"sequential", sum_target.get(), &sum_map}, variants_, quick_invariance_options());
+    check_invariance("order", values, {"sequential", sum_target->info(), &sum_map}, variants_, quick_invariance_options());
     FAIL() << "a nondeterministic variant gave a verdict";
   } catch (const RevealFailure& e) {
     // Caught by the determinism check, or by probes no tree can answer: a diagnostic either way.
@@ -149,7 +149,7 @@ TEST_F(GemvVariants, RunsCompareFreshInstances) {
   const std::vector<std::string> values = run_values(3);
   variants_ = make_invariance_variants(*backend_, *instance_, {}, params, "runs", values, "1");
   ASSERT_EQ(variants_.size(), 2u);
-  const InvarianceResult r = check_invariance("runs", values, {"1", known_target_.get(), &known_map_}, variants_, quick_invariance_options());
+  const InvarianceResult r = check_invariance("runs", values, {"1", known_target_->info(), &known_map_}, variants_, quick_invariance_options());
   EXPECT_TRUE(r.invariant);
   EXPECT_EQ(r.summary(), "run-to-run (3 runs)");
 }

@@ -151,7 +151,7 @@ struct InvarianceRun {
 
 // Every --invariant of the command against the order revealed (fprev/invariance.hpp).
 InvarianceRun check_requested_invariance(const RevealCommandOptions& options, const Backend& backend,
-                                         const OpenedTarget& opened, Target& target, const OrderMap& map,
+                                         const OpenedTarget& opened, const TargetInfo& info, const OrderMap& map,
                                          const RevealOptions& reveal_options) {
   InvarianceRun run;
   for (const std::string& request : options.invariant) {
@@ -167,7 +167,7 @@ InvarianceRun check_requested_invariance(const RevealCommandOptions& options, co
     }
     InvarianceStats stats;
     try {
-      run.results.push_back(check_invariance(parameter, values, {known, &target, &map}, variants, reveal_options, &stats));
+      run.results.push_back(check_invariance(parameter, values, {known, info, &map}, variants, reveal_options, &stats));
     } catch (const InvarianceError& e) {
       throw UsageError("--invariant " + request + ": " + e.what());
     }
@@ -182,7 +182,7 @@ void print_invariance_text(std::ostream& out, const InvarianceRun& run) {
     const InvarianceStats& s = run.stats[k];
     const std::string summary = r.summary();
     out << "invariance:    " << summary.substr(0, summary.find(')') + 1) << "; " << s.proofs << " proofs (" << s.proofs_failed << " failed), " << s.reveals << " reveals, " << s.probes
-        << " probes, " << std::fixed << std::setprecision(6) << s.seconds << " s\n";
+        << " probes in " << s.target_calls << " target calls, " << std::fixed << std::setprecision(6) << s.seconds << " s\n";
     if (!r.counterexample) continue;
     out << "  " << r.explanation() << "\n";
     std::istringstream lines(r.difference_text());
@@ -222,8 +222,9 @@ Json reveal_to_json(const Backend& backend, const OpenedTarget& opened, const Ta
   document["alignment_stats"] = alignment && alignment_stats ? alignment_stats_to_json(*alignment_stats) : Json(nullptr);
   document["fingerprint_stats"] = fingerprint_stats ? fingerprint_stats_to_json(*fingerprint_stats) : Json(nullptr);
   document["target_calls"] =
-      result ? target_calls_to_json(count_target_calls(result->stats, alignment ? alignment_stats : nullptr,
-                                                       fingerprint_stats))
+      result ? target_calls_to_json(count_target_calls(
+                   result->stats, alignment ? alignment_stats : nullptr, fingerprint_stats, 0,
+                   invariance ? std::span<const InvarianceStats>(invariance->stats) : std::span<const InvarianceStats>()))
              : Json(nullptr);
   // Invariance verdicts, one per --invariant (empty without): docs/invariance.md.
   document["invariance"] = invariance_to_json(invariance ? invariance->results : std::vector<InvarianceResult>{});
@@ -269,7 +270,8 @@ int run_reveal(const RevealCommandOptions& options) {
   const CaseDeadline deadline(options.engine.max_seconds);
   const OpenedTarget opened =
       with_module_errors_as_config(options.backend, [&] { return open_target(*backend, arguments); });
-  const auto target = opened.instance->make_target(opened.case_params);
+  std::unique_ptr<Target> target = opened.instance->make_target(opened.case_params);
+  const TargetInfo info = target->info();
   use_probe_streams(reveal_options, requested_streams(options.engine), *opened.instance, opened.case_params);
   apply_distributed_options(reveal_options);
   try {
@@ -282,27 +284,30 @@ int run_reveal(const RevealCommandOptions& options) {
     if (!options.engine.no_alignment_check)
       alignment = check_alignment(*target, result.map, reveal_options, &alignment_stats);
     const bool dependent = alignment && alignment->verdict == AlignmentVerdict::dependent;
+    FingerprintStats fingerprint_stats;
+    std::vector<Fingerprint> fingerprints;
+    if (format == "json" || format == "text")
+      fingerprints = measure_map_fingerprints(*target, result.map, &fingerprint_stats);
+    // The target is let go before the invariance check, so that the variants of a case parameter
+    // (m) are served by its worker (one library import or job launch for all of them).
+    target.reset();
     // Invariance contracts (fprev/invariance.hpp): the order at every other value, by proofs of this one.
     const InvarianceRun invariance =
-        check_requested_invariance(options, *backend, opened, *target, result.map, reveal_options);
+        check_requested_invariance(options, *backend, opened, info, result.map, reveal_options);
     if (format == "json") {
-      FingerprintStats fingerprint_stats;
-      const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &fingerprint_stats);
-      write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, &result,
-                                           nullptr, fingerprints, alignment, &alignment_stats,
-                                           &fingerprint_stats, &invariance));
+      write_json(std::cout, reveal_to_json(*backend, opened, info, reveal_options, &result, nullptr, fingerprints,
+                                           alignment, &alignment_stats, &fingerprint_stats, &invariance));
     } else if (format == "text") {
-      print_text(std::cout, target->info(), result);
+      print_text(std::cout, info, result);
       if (alignment) print_alignment_text(std::cout, *alignment, alignment_stats);
       print_invariance_text(std::cout, invariance);
-      FingerprintStats stats;
-      const std::vector<Fingerprint> fingerprints = measure_map_fingerprints(*target, result.map, &stats);
       for (std::size_t k = 0; k < fingerprints.size(); ++k) {
         if (fingerprints.size() > 1) std::cout << "class " << k << " ";
-        print_fingerprint(std::cout, fingerprints[k], stats);
+        print_fingerprint(std::cout, fingerprints[k], fingerprint_stats);
       }
       std::cout << "calls in all:  "
-                << describe_target_calls(count_target_calls(result.stats, alignment ? &alignment_stats : nullptr, &stats))
+                << describe_target_calls(count_target_calls(result.stats, alignment ? &alignment_stats : nullptr,
+                                                            &fingerprint_stats, 0, invariance.stats))
                 << "\n";
     } else if (dependent) {  // one line per offset class (and class of its map)
       print_offset_classes(std::cout, *alignment);
@@ -319,8 +324,7 @@ int run_reveal(const RevealCommandOptions& options) {
     return kExitOk;
   } catch (const RevealFailure& e) {
     if (format == "json")
-      write_json(std::cout, reveal_to_json(*backend, opened, target->info(), reveal_options, nullptr,
-                                           &e.diagnostic()));
+      write_json(std::cout, reveal_to_json(*backend, opened, info, reveal_options, nullptr, &e.diagnostic()));
     throw;  // main's handler prints the diagnostic (exit status 1)
   }
 }

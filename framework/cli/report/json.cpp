@@ -144,6 +144,7 @@ Json target_calls_to_json(const TargetCalls& calls) {
   json["verification"] = calls.verification;
   json["placement_proof"] = calls.placement_proof;
   json["fingerprint"] = calls.fingerprint;
+  json["invariance"] = calls.invariance;
   json["other"] = calls.other;
   json["total"] = calls.total();
   return json;
@@ -186,6 +187,7 @@ Json invariance_stats_to_json(const InvarianceStats& stats) {
   json["proofs_failed"] = stats.proofs_failed;
   json["reveals"] = stats.reveals;
   json["probes"] = stats.probes;
+  json["target_calls"] = stats.target_calls;
   json["seconds"] = stats.seconds;
   return json;
 }
@@ -450,7 +452,7 @@ Json case_to_json(const CaseResult& r, SkipPolicy policy, const std::string& acc
       r.revealed || r.diagnostic
           ? target_calls_to_json(count_target_calls(r.stats, r.alignment ? &r.alignment_stats : nullptr,
                                                     r.fingerprints.empty() ? nullptr : &r.fingerprint_stats,
-                                                    r.other_target_calls))
+                                                    r.other_target_calls, r.invariance_stats))
           : Json(nullptr);
   json["invariance"] = invariance_to_json(r.invariance);
   Json invariance_stats = Json::array();

@@ -108,16 +108,23 @@ class InvarianceError : public std::invalid_argument {
 };
 
 // One variant to compare: the parameter's value and how to make its target (a fresh target each
-// call: a fresh worker process where the backend runs in one).
+// call).
 struct InvarianceVariant {
   std::string value;
   std::function<std::unique_ptr<Target>()> make;
+  // True when `make` asks the case's own instance for a target (a case parameter such as m): such a
+  // target holds one of the instance's workers while it lives, so the check keeps at most one of
+  // them alive, and makes it again when its turn comes (a kept worker serves it: one library import
+  // or job launch for every value). False where `make` opens an instance of its own (a setting, a
+  // run): made once, kept until the check ends.
+  bool shares_case_instance = false;
 };
 
-// The variant whose order is already known: the case itself.
+// The variant whose order is already known: the case itself. Only its target's description is
+// needed (its map is known), so the caller need not hold a target (nor its worker) meanwhile.
 struct KnownVariant {
   std::string value;
-  Target* target = nullptr;
+  TargetInfo info;
   const OrderMap* map = nullptr;
 };
 
@@ -127,6 +134,7 @@ struct InvarianceStats {
   std::size_t proofs_failed = 0;
   std::size_t reveals = 0;        // full reveals (a failed proof's counterexample, a larger reference)
   std::size_t probes = 0;         // probes of all the proofs and reveals
+  std::size_t target_calls = 0;   // calls of all the proofs and reveals (TargetCalls::invariance)
   double seconds = 0.0;
 };
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 
 #include "fprev/alignment.hpp"
 #include "fprev/fingerprint.hpp"
+#include "fprev/invariance.hpp"
 #include "fprev/reveal.hpp"
 
 namespace fprev {
@@ -18,18 +20,22 @@ struct TargetCalls {
   std::size_t verification = 0;     // the reveal's checks of the found tree (RevealStats::verification_calls)
   std::size_t placement_proof = 0;  // the alignment check: proofs and reveals at other offsets
   std::size_t fingerprint = 0;      // the arithmetic fingerprint's fixed sets and fact experiments
+  // The invariance contracts: the proofs and reveals of the variants (other m, threads, runs), on
+  // their own targets.
+  std::size_t invariance = 0;
   // The gate's calls besides: its cost estimate's timing calls, and a confirmation of the golden
   // that failed before the reveal ran (CaseResult::other_target_calls). 0 for `reveal`.
   std::size_t other = 0;
-  std::size_t total() const { return reveal + verification + placement_proof + fingerprint + other; }
+  std::size_t total() const { return reveal + verification + placement_proof + fingerprint + invariance + other; }
 };
 
-// The parts from the stats of each; a part that did not run (nullptr) counts 0.
+// The parts from the stats of each; a part that did not run (nullptr, no invariance stats) counts 0.
 TargetCalls count_target_calls(const RevealStats& reveal, const AlignmentStats* alignment,
-                               const FingerprintStats* fingerprint, std::size_t other = 0);
+                               const FingerprintStats* fingerprint, std::size_t other = 0,
+                               std::span<const InvarianceStats> invariance = {});
 
 // "39 (reveal 12, verification 7, placement proof 0, fingerprint 20)": the text reports' line
-// (", other N" added when there are other calls).
+// (", invariance N" and ", other N" added when there are such calls).
 std::string describe_target_calls(const TargetCalls& calls);
 
 }  // namespace fprev

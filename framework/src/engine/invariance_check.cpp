@@ -22,12 +22,20 @@ namespace {
 
 struct Participant {
   std::string value;
-  Target* target = nullptr;
-  std::unique_ptr<Target> owned;
+  TargetInfo info;
+  std::unique_ptr<Target> kept;                // a variant's target made once (its own instance)
   const InvarianceVariant* variant = nullptr;  // null for the known one
   const OrderMap* map = nullptr;               // known or revealed
   OrderMap revealed;
 };
+
+// The variant's target for its turn: the one kept since its description was read, or a new one of
+// the case's instance (the variants that share it live one at a time, so its kept workers serve
+// them all).
+std::unique_ptr<Target> target_for_turn(Participant& p) {
+  if (p.kept) return std::move(p.kept);
+  return p.variant->make();
+}
 
 bool holds_grid(const OutputGrid& outer, const OutputGrid& inner) {
   return outer.rows >= inner.rows && outer.columns >= inner.columns;
@@ -102,14 +110,21 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
   bool known_listed = false;
   for (const std::string& v : values) known_listed = known_listed || v == known.value;
   // The case's own value is compared too: the verdict lists it (last) where the request did not.
+  const auto known_participant = [&known] {
+    Participant p;
+    p.value = known.value;
+    p.info = known.info;
+    p.map = known.map;
+    return p;
+  };
   if (!known_listed) {
-    participants.push_back({known.value, known.target, nullptr, nullptr, known.map, {}});
+    participants.push_back(known_participant());
     result.values.push_back(known.value);
   }
   std::size_t next_variant = 0;
   for (const std::string& v : values) {
     if (v == known.value) {
-      participants.push_back({known.value, known.target, nullptr, nullptr, known.map, {}});
+      participants.push_back(known_participant());
       continue;
     }
     if (next_variant >= variants.size() || variants[next_variant].value != v)
@@ -117,16 +132,19 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
     Participant p;
     p.value = v;
     p.variant = &variants[next_variant++];
-    p.owned = p.variant->make();
-    p.target = p.owned.get();
+    // Its description now, for the checks below; a target of the case's own instance is let go
+    // at once (it would hold a worker of its own while the others are made).
+    std::unique_ptr<Target> target = p.variant->make();
+    p.info = target->info();
+    if (!p.variant->shares_case_instance) p.kept = std::move(target);
     participants.push_back(std::move(p));
   }
 
   // What can be compared: the same summands and formats at every value.
-  const TargetInfo& known_info = known.target->info();
+  const TargetInfo& known_info = known.info;
   std::size_t reference = 0;
   for (std::size_t k = 0; k < participants.size(); ++k) {
-    const TargetInfo& info = participants[k].target->info();
+    const TargetInfo& info = participants[k].info;
     if (info.n != known_info.n)
       throw InvarianceError(parameter + " changes the number of summands (" + std::to_string(known_info.n) + " at " +
                             parameter + "=" + known.value + ", " + std::to_string(info.n) + " at " + parameter + "=" +
@@ -135,16 +153,16 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
     if (info.traits.input != known_info.traits.input || info.traits.output != known_info.traits.output)
       throw InvarianceError(parameter + " changes the data's formats (at " + parameter + "=" + participants[k].value +
                             "): invariance compares the orders of the same computation");
-    if (!holds_grid(participants[reference].target->info().grid, info.grid)) reference = k;
+    if (!holds_grid(participants[reference].info.grid, info.grid)) reference = k;
   }
   for (const Participant& p : participants)
-    if (!holds_grid(participants[reference].target->info().grid, p.target->info().grid))
+    if (!holds_grid(participants[reference].info.grid, p.info.grid))
       throw InvarianceError("no value of " + parameter + " has every output element the others have (" +
                             participants[reference].value + " and " + p.value + "): vary one dimension at a time");
   // Prefer the known variant as the reference where it holds every element: no reveal then.
   for (std::size_t k = 0; k < participants.size(); ++k)
     if (participants[k].variant == nullptr &&
-        holds_grid(participants[k].target->info().grid, participants[reference].target->info().grid))
+        holds_grid(participants[k].info.grid, participants[reference].info.grid))
       reference = k;
 
   RevealOptions variant_options = options;
@@ -166,7 +184,7 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
   Participant& ref = participants[reference];
   if (ref.map == nullptr) {
     ++stats.reveals;
-    PlacedTarget counted(*ref.target, 0, 0, probes);
+    PlacedTarget counted(target_for_turn(ref), 0, 0, probes);
     try {
       ref.revealed = reveal(counted, options_for(ref)).map;
     } catch (const RevealFailure& e) {
@@ -178,14 +196,14 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
   for (std::size_t k = 0; k < participants.size() && !result.counterexample; ++k) {
     if (k == reference) continue;
     Participant& p = participants[k];
-    const OrderMap expected = restrict_map(*ref.map, p.target->info().grid);
+    const OrderMap expected = restrict_map(*ref.map, p.info.grid);
     if (p.map != nullptr) {  // the known variant, not the reference: both maps are known
       result.counterexample = first_difference(*ref.map, ref.value, *p.map, p.value);
       continue;
     }
     ++stats.variants;
     ++stats.proofs;
-    PlacedTarget counted(*p.target, 0, 0, probes);
+    PlacedTarget counted(target_for_turn(p), 0, 0, probes);
     try {
       confirm(counted, expected, options_for(p));
       continue;
@@ -212,6 +230,7 @@ InvarianceResult check_invariance(const std::string& parameter, const std::vecto
   }
   result.invariant = !result.counterexample.has_value();
   stats.probes = probes->probes.load();
+  stats.target_calls = probes->calls.load();
   stats.seconds = elapsed();
   if (stats_out != nullptr) *stats_out = stats;
   return result;

@@ -6,7 +6,8 @@
 namespace fprev::detail {
 
 bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
-                        const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result,
+                        const SuiteCase& c, const TargetInfo& known_info, const RevealOptions& options,
+                        CaseResult& result,
                         const InstanceOpener& open_variant) {
   result.invariance.clear();
   result.invariance_stats.clear();
@@ -20,7 +21,7 @@ bool invariance_of_case(const Backend& backend, const BackendInstance& instance,
                                    open_variant);
       InvarianceStats stats;
       result.invariance.push_back(
-          check_invariance(request.parameter, request.values, {known, &target, &*result.revealed}, variants, options, &stats));
+          check_invariance(request.parameter, request.values, {known, known_info, &*result.revealed}, variants, options, &stats));
       result.invariance_stats.push_back(stats);
     }
     return true;

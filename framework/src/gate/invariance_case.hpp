@@ -11,13 +11,15 @@
 namespace fprev::detail {
 
 // Runs check_invariance() for every contract of `c` against the order revealed or confirmed
-// (result.revealed), with `target` a fresh target of the case, into result.invariance and
+// (result.revealed), with `known_info` the description of a target of the case (none is held
+// meanwhile: the variants of a case parameter use the instance's workers), into result.invariance and
 // result.invariance_stats; `open_variant` opens the instances of setting variants (the runner keeps
 // them for the run). A variant that misbehaves, cannot run here or cannot be compared sets
 // the status (misbehaves, over_budget) and the diagnostic naming the variant, and returns false:
 // never a verdict.
 bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
-                        const SuiteCase& c, Target& target, const RevealOptions& options, CaseResult& result,
+                        const SuiteCase& c, const TargetInfo& known_info, const RevealOptions& options,
+                        CaseResult& result,
                         const InstanceOpener& open_variant = nullptr);
 
 }  // namespace fprev::detail

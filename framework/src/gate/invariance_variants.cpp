@@ -98,7 +98,8 @@ std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, 
     // it (a Python library's import, an MPI job's launch, once for all values). A setting changes
     // the library itself (its threads, its kernels): a fresh instance.
     if (kind == InvarianceParameterKind::case_parameter) {
-      out.push_back({value, [&instance, variant_case] { return instance.make_target(variant_case); }});
+      out.push_back({value, [&instance, variant_case] { return instance.make_target(variant_case); },
+                     /*shares_case_instance=*/true});
       continue;
     }
     out.push_back({value, [&backend, open, variant_settings, variant_case, context] {

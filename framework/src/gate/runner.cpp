@@ -353,8 +353,12 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
   OpenInstance& instance = open(suite, c.backend_instance);
   if (c.invariant.empty() || !instance.instance || !result.revealed) return true;
   try {
-    const std::unique_ptr<Target> target = instance.instance->make_target(c.params);
+    // The case's own target only describes the case here (its order is known): let go before the
+    // variants are made, so that those of a case parameter (m) are served by its worker.
+    std::unique_ptr<Target> target = instance.instance->make_target(c.params);
     result.jobs_started += target->info().jobs_started;
+    const TargetInfo known_info = target->info();
+    target.reset();
     RevealOptions options = options_.reveal;
     use_probe_streams(options, options_.streams, *instance.instance, c.params);
     options.max_seconds = budget_of(c);
@@ -364,7 +368,7 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
       if (!kept) kept = backend.open(resolved);
       return kept;
     };
-    return detail::invariance_of_case(backend, *instance.instance, instance.settings, c, *target, options, result,
+    return detail::invariance_of_case(backend, *instance.instance, instance.settings, c, known_info, options, result,
                                       open_variant);
   } catch (const TargetError& e) {
     fail_case(result, Finding::target_error, std::string("invariance check: ") + e.what());

@@ -4,7 +4,11 @@
 //     any suite (instance_key);
 //   * a setting's invariance variant (threads: 2) is opened once per run and serves every case that
 //     asks for it, as the case's own instance does; the runs of a run-to-run contract each get a
-//     fresh instance, every case, or they would prove nothing.
+//     fresh instance, every case, or they would prove nothing;
+//   * the variants of a case parameter (a batch size m) are targets of the case's own instance made
+//     one at a time, none while the case's own target lives: a target of a worker-run backend
+//     holds a worker of its own, so three live targets were three Python workers, each importing
+//     torch; one at a time, the instance's one worker serves them all.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,15 +30,34 @@ std::map<std::string, int>& opens() {
   return counts;
 }
 
+// Targets alive now, and the most alive at once since the count was cleared.
+struct LiveTargets {
+  int now = 0, most = 0;
+};
+LiveTargets& live_targets() {
+  static LiveTargets counts;
+  return counts;
+}
+
+class LiveCountedTarget final : public TreeOracleTarget {
+ public:
+  explicit LiveCountedTarget(Tree tree) : TreeOracleTarget(std::move(tree)) {
+    LiveTargets& live = live_targets();
+    live.most = std::max(live.most, ++live.now);
+  }
+  ~LiveCountedTarget() override { --live_targets().now; }
+};
+
 class Instance : public BackendInstance {
  public:
   Identity identity() const override { return {"oracle", "1.0", "", "here", {}}; }
   std::vector<ParamSpec> case_params() const override {
-    return {choice_param("op", {"sum"}, "routine").require(), integer_param("n", 2, 64, "summands").defaults_to("10")};
+    return {choice_param("op", {"sum"}, "routine").require(), integer_param("n", 2, 64, "summands").defaults_to("10"),
+            choice_param("batch", {"1", "2", "4"}, "a batch size that changes nothing").defaults_to("1")};
   }
   void validate_case(const Params&) const override {}
   std::unique_ptr<Target> make_target(const Params& p) const override {
-    return std::make_unique<TreeOracleTarget>(left_deep_tree(std::stoul(p.at("n"))));
+    return std::make_unique<LiveCountedTarget>(left_deep_tree(std::stoul(p.at("n"))));
   }
 };
 
@@ -67,12 +90,14 @@ class RunnerInstances : public ::testing::Test {
   void SetUp() override {
     root_ = gate_test::scratch_directory("fprev-runner-instances");
     opens().clear();
+    live_targets() = {};
   }
   void TearDown() override { fs::remove_all(root_); }
 
   RunnerOptions options() const {
     RunnerOptions o;
     o.golden_root = root_ / "golden";
+    o.streams = 1;  // probe streams would be targets of their own
     o.tool_version = "test";
     return o;
   }
@@ -121,6 +146,23 @@ TEST_F(RunnerInstances, ASettingsVariantIsOpenedOncePerRun) {
   Runner other(registry(), options());
   EXPECT_EQ(other.check(s, s.cases.at(0)).status, CaseStatus::passed);
   EXPECT_EQ(opens()["2"], 2);
+}
+
+TEST_F(RunnerInstances, ACaseParameterVariantIsATargetOfTheCaseInstanceMadeOneAtATime) {
+  const Suite s = suite("batch: [1, 2, 4]");
+  Runner runner(registry(), options());
+  for (const SuiteCase& c : s.cases) {
+    const CaseResult r = runner.update(s, c);
+    ASSERT_EQ(r.status, CaseStatus::created) << r.message;
+    ASSERT_EQ(r.invariance.size(), 1u);
+    EXPECT_TRUE(r.invariance[0].invariant);
+    ASSERT_EQ(r.invariance_stats.size(), 1u);
+    EXPECT_EQ(r.invariance_stats[0].proofs, 2u);
+    EXPECT_GT(r.invariance_stats[0].target_calls, 0u);
+  }
+  EXPECT_EQ(opens()["1"], 1);  // no instance of its own for any batch size
+  EXPECT_EQ(live_targets().now, 0);
+  EXPECT_EQ(live_targets().most, 1);
 }
 
 TEST_F(RunnerInstances, EveryRunOfARunToRunContractIsAFreshInstance) {
