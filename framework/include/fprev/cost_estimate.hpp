@@ -42,12 +42,28 @@ struct CostEstimate {
   double seconds_low = 0.0;         // probes.low's calls over the streams
   double seconds = 0.0;             // probes.expected's
   double seconds_high = 0.0;        // probes.high's
+  // The alignment check that follows (add_placement_proofs; 0 placements when it does not run):
+  // at every other placement a proof of the order found, at least `placement_probes` probes each.
+  std::size_t placements = 0;
+  std::size_t placement_probes = 0;
+  double placement_seconds = 0.0;  // the fewest: every placement's proof at placement_probes
+  // The case's fewest: the reveal's (or confirmation's) and the placement proofs'.
+  double total_seconds_low() const { return seconds_low + placement_seconds; }
   // "about 2000000 probes (999999 to 10965784) x 412 us per call on 2 streams: about 6.9 min
-  // (3.4 min to 38 min)"
+  // (3.4 min to 38 min)", and with placements "; then the placement proof at 7 offsets, at least
+  // 83334 probes each: at least 9.6 min"
   std::string describe() const;
   // The same call time for another probe count (a confirmation's exact one, say).
   void set_probes(const ProbeCountModel& model);
 };
+
+// Adds the alignment check's placement proofs (docs/alignment.md) to an estimate of `info`'s
+// reveal: nothing for a target whose order cannot depend on where its data lies. A placement's
+// proof proves every inner node of the order found at offset 0; a tree of n leaves has
+// sum(children - 1) = n - 1 over its inner nodes, and a probe proves one node, or at most
+// MultiPairScheme::max_pairs where the proof carries several pairs a probe: so at least
+// (n - 1) / max_pairs probes, at the reveal's probes per call and call time, over the streams.
+void add_placement_proofs(CostEstimate& estimate, const TargetInfo& info);
 
 // Measures the call time as the fastest of `calls` (at least 2) probe calls, each as full as the
 // target's batch or grid allows, and applies the model for options.algorithm over options.streams

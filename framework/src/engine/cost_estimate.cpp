@@ -6,9 +6,11 @@
 #include <optional>
 #include <sstream>
 
+#include "fprev/alignment.hpp"
 #include "fprev/mask_scheme.hpp"
 
 #include "algorithms.hpp"
+#include "multi_pair_proof.hpp"
 
 namespace fprev {
 
@@ -85,7 +87,34 @@ std::string CostEstimate::describe() const {
   os << ": about " << format_duration(seconds);
   if (seconds_low != seconds_high)
     os << " (" << format_duration(seconds_low) << " to " << format_duration(seconds_high) << ")";
+  if (placements > 0)
+    os << "; then the placement proof at " << placements << (placements == 1 ? " placement" : " placements")
+       << ", at least " << placement_probes << " probes each: at least " << format_duration(placement_seconds);
   return os.str();
+}
+
+void add_placement_proofs(CostEstimate& e, const TargetInfo& info) {
+  e.placements = 0;
+  e.placement_probes = 0;
+  e.placement_seconds = 0.0;
+  if (info.alignment != AlignmentSupport::honours_offsets || info.n < 2) return;
+  e.placements = alignment_offsets(info.traits.input) - 1 + (info.is_grid() && info.leading_dimensions ? 1 : 0);
+  std::size_t pairs_a_probe = 1;
+  try {
+    // Beyond the exact counting range (low-range mode) the proof restricts each probe's
+    // background to one node's scope: one pair a probe.
+    const MaskScheme scheme = choose_mask_scheme(info.traits, info.n);
+    if (!detail::uses_low_range_mode(info.n, scheme))
+      if (const std::optional<detail::MultiPairScheme> pairs = detail::multi_pair_scheme(info, scheme))
+        pairs_a_probe = std::max<std::size_t>(1, pairs->max_pairs);
+  } catch (const MaskSchemeError&) {
+  }
+  e.placement_probes = (info.n - 1 + pairs_a_probe - 1) / pairs_a_probe;
+  // The placements' proofs run side by side on the streams (one placement a stream).
+  const std::size_t lanes = std::max<std::size_t>(1, std::min(e.streams, e.placements));
+  const double calls_each =
+      std::ceil(static_cast<double>(e.placement_probes) / static_cast<double>(std::max<std::size_t>(1, e.probes_per_call)));
+  e.placement_seconds = calls_each * static_cast<double>(e.placements) * e.seconds_per_call / static_cast<double>(lanes);
 }
 
 CostEstimate estimate_cost(Target& target, const RevealOptions& options, std::size_t calls) {

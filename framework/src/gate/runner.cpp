@@ -286,10 +286,16 @@ bool Runner::within_estimate(Target& target, const RevealOptions& options,
   // A reveal of a thousand calls or fewer is not worth calibrating (an MPI call launches ranks).
   const TargetInfo& info = target.info();
   const std::size_t per_call = info.is_grid() ? info.grid.rows : std::max<std::size_t>(1, info.max_batch);
-  if (model_probe_count(info.n, options.algorithm).high / per_call <= kCallsWorthEstimating) return true;
+  // The alignment check's placement proofs follow the reveal with this target: they count too.
+  CostEstimate placements;
+  if (options_.check_alignment) add_placement_proofs(placements, info);
+  if (model_probe_count(info.n, options.algorithm).high / per_call * (1 + placements.placements) <=
+      kCallsWorthEstimating)
+    return true;
   result.estimate = estimate_cost(target, options);
   // An unchanged golden costs its proof, not a reveal (a reveal follows only when it fails).
   if (confirm_probes) result.estimate->set_probes({*confirm_probes, *confirm_probes, *confirm_probes});
+  if (options_.check_alignment) add_placement_proofs(*result.estimate, info);
   const CostEstimate& e = *result.estimate;
   const auto refuse = [&](const std::string& limit) {
     result.status = CaseStatus::over_budget;
@@ -299,9 +305,11 @@ bool Runner::within_estimate(Target& target, const RevealOptions& options,
                      "; reduce the size, or raise the limit if the time is acceptable";
     return false;
   };
-  if (options_.max_estimated_seconds > 0.0 && e.seconds_low > options_.max_estimated_seconds)
+  if (options_.max_estimated_seconds > 0.0 && e.total_seconds_low() > options_.max_estimated_seconds)
     return refuse("the cap of " + format_duration(options_.max_estimated_seconds) + " (--max-estimate)");
-  if (options.max_seconds > 0.0 && e.seconds_low > options.max_seconds - options.spent_seconds)
+  // The budget holds for the reveal and for the alignment check each (docs/alignment.md).
+  if (options.max_seconds > 0.0 && (e.seconds_low > options.max_seconds - options.spent_seconds ||
+                                    e.placement_seconds > options.max_seconds))
     return refuse("the case's time budget of " + format_duration(options.max_seconds) +
                   " (max_seconds, --max-seconds)");
   return true;

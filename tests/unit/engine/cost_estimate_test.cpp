@@ -7,8 +7,11 @@
 #include <cmath>
 
 #include "engine_test_helpers.hpp"
+#include "fprev/alignment.hpp"
 #include "fprev/cost_estimate.hpp"
 #include "fprev/summary.hpp"
+#include "offset_oracle_target.hpp"
+#include "quick_options.hpp"
 #include "random_trees.hpp"
 
 namespace fprev {
@@ -82,6 +85,60 @@ TEST(CostEstimate, SecondsFollowCallsPerProbeAndStreams) {
   // Without a factory only one stream can run.
   options.make_worker = nullptr;
   EXPECT_EQ(estimate_cost(target, options).streams, 1u);
+}
+
+// The alignment check that follows a reveal proves the order at every other placement: at least
+// n - 1 probes each with one pair a probe (every tree of n leaves has n - 1 = sum(children - 1)
+// over its inner nodes, one probe a node), (n - 1) / max_pairs with several pairs a probe.
+TEST(CostEstimate, ThePlacementProofsOfAFloat32TargetAreFifteenProofs) {
+  OffsetOracleTarget target(left_deep_tree(1000), {}, 4);  // float32: 16 offsets in 64 bytes
+  TargetInfo info = target.info();
+  info.extra_masks = false;  // one pair a probe
+  CostEstimate e;
+  e.probes_per_call = 4;
+  e.seconds_per_call = 0.002;
+  add_placement_proofs(e, info);
+  EXPECT_EQ(e.placements, 15u);
+  EXPECT_EQ(e.placement_probes, 999u);
+  EXPECT_DOUBLE_EQ(e.placement_seconds, 15 * 250 * 0.002);  // 999 probes in 250 calls of 4
+  EXPECT_DOUBLE_EQ(e.total_seconds_low(), e.seconds_low + e.placement_seconds);
+  EXPECT_NE(e.describe().find("; then the placement proof at 15 placements, at least 999 probes each: at least 8 s"),
+            std::string::npos)
+      << e.describe();
+  // Side by side on streams, one placement a stream.
+  e.streams = 4;
+  add_placement_proofs(e, info);
+  EXPECT_DOUBLE_EQ(e.placement_seconds, 15 * 250 * 0.002 / 4);
+}
+
+TEST(CostEstimate, ATargetWhoseOrderCannotDependOnItsPlacementHasNoPlacementProofs) {
+  TreeOracleTarget target(left_deep_tree(1000));
+  ASSERT_NE(target.info().alignment, AlignmentSupport::honours_offsets);
+  CostEstimate e;
+  e.seconds_per_call = 0.002;
+  add_placement_proofs(e, target.info());
+  EXPECT_EQ(e.placements, 0u);
+  EXPECT_EQ(e.placement_seconds, 0.0);
+  EXPECT_EQ(e.describe().find("placement"), std::string::npos);
+}
+
+// A target that takes further masks is proven with several pairs a probe: fewer probes, and the
+// estimate stays below what the alignment check really measures on such targets.
+TEST(CostEstimate, SeveralPairsAProbeBoundTheProofFromBelow) {
+  for (const Tree& tree : {left_deep_tree(1000), random_binary_tree(1000, 11), random_binary_tree(777, 3)}) {
+    OffsetOracleTarget target(tree, {}, 4);
+    ASSERT_TRUE(target.info().extra_masks);
+    CostEstimate e;
+    e.probes_per_call = 4;
+    e.seconds_per_call = 0.002;
+    add_placement_proofs(e, target.info());
+    EXPECT_LT(e.placement_probes, tree.leaf_count() - 1);
+    const RevealResult revealed = reveal(target, testing::quick_reveal_options());
+    AlignmentStats stats;
+    check_alignment(target, revealed.map, testing::quick_reveal_options(), &stats);
+    EXPECT_EQ(stats.placements, e.placements);
+    EXPECT_GE(stats.probes, e.placements * e.placement_probes);
+  }
 }
 
 TEST(CostEstimate, DurationsReadAsPeopleWriteThem) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "fprev/runner.hpp"
+#include "offset_oracle_target.hpp"
 #include "oracle_target.hpp"
 #include "random_trees.hpp"
 
@@ -38,22 +39,44 @@ class SlowTarget : public fprev::Target {
   fprev::TreeOracleTarget oracle_;
 };
 
+// The same, with an order that could depend on where the data lies (float32, 16 offsets in 64
+// bytes), proven one pair a probe: the alignment check costs 15 proofs of n - 1 probes.
+class SlowOffsetTarget : public fprev::Target {
+ public:
+  explicit SlowOffsetTarget(std::size_t leaves) : oracle_(fprev::left_deep_tree(leaves), {}), info_(oracle_.info()) {
+    info_.extra_masks = false;
+  }
+  const fprev::TargetInfo& info() const override { return info_; }
+  void evaluate(const fprev::ProbeBatch& batch, std::span<double> outputs) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    oracle_.evaluate(batch, outputs);
+  }
+  void evaluate(const fprev::ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+  }
+
+ private:
+  fprev::OffsetOracleTarget oracle_;
+  fprev::TargetInfo info_;
+};
+
 class Instance : public fprev::BackendInstance {
  public:
-  Instance(bool slow, std::size_t leaves) : slow_(slow), leaves_(leaves) {}
+  Instance(bool slow, std::size_t leaves, bool offsets = false) : slow_(slow), offsets_(offsets), leaves_(leaves) {}
   fprev::Identity identity() const override { return {"oracle", "1.0", "", "here", {}}; }
   std::vector<fprev::ParamSpec> case_params() const override {
     return {fprev::choice_param("op", {"sum"}, "routine").require()};
   }
   void validate_case(const fprev::Params&) const override {}
   std::unique_ptr<fprev::Target> make_target(const fprev::Params&) const override {
+    if (slow_ && offsets_) return std::make_unique<SlowOffsetTarget>(leaves_);
     if (slow_) return std::make_unique<SlowTarget>(leaves_);
     return std::make_unique<fprev::TreeOracleTarget>(fprev::random_binary_tree(leaves_, 3));
   }
   std::size_t concurrent_targets(const fprev::Params&) const override { return kUnboundedTargets; }
 
  private:
-  bool slow_;
+  bool slow_, offsets_;
   std::size_t leaves_;
 };
 
@@ -63,11 +86,12 @@ class Backend : public fprev::Backend {
   std::string_view summary() const override { return "oracle targets, slow or not"; }
   std::vector<fprev::ParamSpec> instance_params() const override {
     return {fprev::boolean_param("slow", "").defaults_to("false"),
-            fprev::integer_param("leaves", 2, 100000, "").defaults_to(std::to_string(kLeaves))};
+            fprev::integer_param("leaves", 2, 100000, "").defaults_to(std::to_string(kLeaves)),
+            fprev::boolean_param("offsets", "").defaults_to("false")};
   }
   std::vector<fprev::ParamSpec> case_params() const override { return Instance(false, 2).case_params(); }
   std::unique_ptr<fprev::BackendInstance> open(const fprev::Params& p) const override {
-    return std::make_unique<Instance>(p.at("slow") == "true", std::stoul(p.at("leaves")));
+    return std::make_unique<Instance>(p.at("slow") == "true", std::stoul(p.at("leaves")), p.at("offsets") == "true");
   }
 };
 
@@ -166,6 +190,28 @@ TEST_F(BudgetGate, AnAbsurdEstimateIsRefusedBeforeRunning) {
   EXPECT_EQ(result.stats.probes, 0u);
   ASSERT_TRUE(result.estimate);
   EXPECT_EQ(result.estimate->probes.low, kLeaves - 1);
+}
+
+// The alignment check that follows the reveal is counted against the cap: 399 probe calls of 3 ms
+// (about 1.2 s) fit a cap of 10 s, the 15 placements' proofs of 399 probes each (18 s) do not.
+TEST_F(BudgetGate, ThePlacementProofsCountAgainstTheCap) {
+  const fprev::Suite s = fprev::parse_suite(
+      "suite: budgets\nbackends:\n  - name: target\n    use: timed\n    slow: true\n    leaves: 400\n"
+      "    offsets: true\ncases:\n  - op: sum\n",
+      "budgets.yaml", registry());
+  fprev::RunnerOptions o = options();
+  o.max_estimated_seconds = 10.0;
+  o.streams = 1;
+  const fprev::CaseResult result = fprev::Runner(registry(), o).check(s, s.cases.at(0));
+  EXPECT_EQ(result.status, CaseStatus::over_budget) << result.message;
+  EXPECT_NE(result.message.find("; then the placement proof at 15 placements, at least 399 probes each: at least"),
+            std::string::npos)
+      << result.message;
+  EXPECT_NE(result.message.find("exceeds the cap of 10 s"), std::string::npos) << result.message;
+  EXPECT_EQ(result.stats.probes, 0u);
+  ASSERT_TRUE(result.estimate);
+  EXPECT_LT(result.estimate->seconds_low, 10.0);  // the reveal alone would have run
+  EXPECT_GT(result.estimate->total_seconds_low(), 10.0);
 }
 
 // With a golden to confirm, the estimate is the golden's proof (n - 1 probes for a binary tree),
