@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "fprev/runner.hpp"
@@ -22,41 +23,26 @@ constexpr std::size_t kLeaves = 4000;
 constexpr std::size_t kFewLeaves = 100;
 
 // A sequential sum whose probe calls take a few milliseconds each: a budget of a millisecond is
-// spent by the first of them, whatever the machine.
+// spent by the first of them, whatever the machine. Over an OffsetOracleTarget its order could
+// depend on where the data lies (float32, 16 offsets in 64 bytes); proven one pair a probe, the
+// alignment check then costs 15 proofs of n - 1 probes.
 class SlowTarget : public fprev::Target {
  public:
-  explicit SlowTarget(std::size_t leaves) : oracle_(fprev::left_deep_tree(leaves)) {}
-  const fprev::TargetInfo& info() const override { return oracle_.info(); }
-  void evaluate(const fprev::ProbeBatch& batch, std::span<double> outputs) override {
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    oracle_.evaluate(batch, outputs);
-  }
-  void evaluate(const fprev::ValueBatch& batch, std::span<double> outputs) override {
-    oracle_.evaluate(batch, outputs);
-  }
-
- private:
-  fprev::TreeOracleTarget oracle_;
-};
-
-// The same, with an order that could depend on where the data lies (float32, 16 offsets in 64
-// bytes), proven one pair a probe: the alignment check costs 15 proofs of n - 1 probes.
-class SlowOffsetTarget : public fprev::Target {
- public:
-  explicit SlowOffsetTarget(std::size_t leaves) : oracle_(fprev::left_deep_tree(leaves), {}), info_(oracle_.info()) {
-    info_.extra_masks = false;
+  explicit SlowTarget(std::unique_ptr<fprev::Target> oracle, bool one_pair_a_probe = false)
+      : oracle_(std::move(oracle)), info_(oracle_->info()) {
+    if (one_pair_a_probe) info_.extra_masks = false;
   }
   const fprev::TargetInfo& info() const override { return info_; }
   void evaluate(const fprev::ProbeBatch& batch, std::span<double> outputs) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(3));
-    oracle_.evaluate(batch, outputs);
+    oracle_->evaluate(batch, outputs);
   }
   void evaluate(const fprev::ValueBatch& batch, std::span<double> outputs) override {
-    oracle_.evaluate(batch, outputs);
+    oracle_->evaluate(batch, outputs);
   }
 
  private:
-  fprev::OffsetOracleTarget oracle_;
+  std::unique_ptr<fprev::Target> oracle_;
   fprev::TargetInfo info_;
 };
 
@@ -69,8 +55,11 @@ class Instance : public fprev::BackendInstance {
   }
   void validate_case(const fprev::Params&) const override {}
   std::unique_ptr<fprev::Target> make_target(const fprev::Params&) const override {
-    if (slow_ && offsets_) return std::make_unique<SlowOffsetTarget>(leaves_);
-    if (slow_) return std::make_unique<SlowTarget>(leaves_);
+    if (slow_ && offsets_)
+      return std::make_unique<SlowTarget>(
+          std::make_unique<fprev::OffsetOracleTarget>(fprev::left_deep_tree(leaves_), std::map<std::size_t, fprev::Tree>{}),
+          true);
+    if (slow_) return std::make_unique<SlowTarget>(std::make_unique<fprev::TreeOracleTarget>(fprev::left_deep_tree(leaves_)));
     return std::make_unique<fprev::TreeOracleTarget>(fprev::random_binary_tree(leaves_, 3));
   }
   std::size_t concurrent_targets(const fprev::Params&) const override { return kUnboundedTargets; }
