@@ -42,8 +42,8 @@ inline double round_to_odd_sum(double a, double b) {
 }
 
 // Rounds doubles to nearest-even into float32, float16 or bfloat16: the bits of a double in the
-// format's normal range are rounded in place; zero, subnormals, overflow and non-finite values go
-// through fprev::round_to_format.
+// format's normal range are rounded in place, zeros are kept; subnormals, overflow and non-finite
+// values go through fprev::round_to_format.
 class FormatRounder {
  public:
   explicit FormatRounder(Format format) : format_(format) {
@@ -57,6 +57,9 @@ class FormatRounder {
 
   double round(double x) const {
     if (format_ == Format::float32) return static_cast<double>(static_cast<float>(x));
+    // Zeros are exact in every format (and most of a probe's summands are zero beyond the exact
+    // counting range, where each probe keeps only one node's leaves).
+    if (x == 0.0) return x;
     const std::uint64_t bits = bits_of(x);
     const int biased = static_cast<int>((bits >> 52) & 0x7ff);
     if (biased < lowest_biased_ || biased > highest_biased_) return round_to_format(x, format_);
