@@ -22,6 +22,22 @@ struct ValueRecord {
 ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options);
 // The random inputs a grid target's order map is first partitioned by (each on every row of a call).
 RandomInputs grid_value_inputs(const TargetInfo& info, const RevealOptions& options);
+
+// A grid target whose map is known (a confirmation): the determinism check runs on the grid
+// simulation's random inputs (row r adds input r mod count, count = min(verify_inputs, rows)), so
+// that the simulation compares the outputs it already has instead of making a call of its own.
+// `simulation` receives the inputs; count is 0 (and the record check_determinism's) where no
+// input is to be simulated (verify_inputs 0, fewer than two summands).
+struct SimulatedRecord {
+  ValueRecord record;
+  RandomInputs simulation;
+  std::size_t count = 0;
+};
+SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options);
+// Compares every element of the record's first run with its class's tree (compare_grid_simulation).
+void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
+                                      const std::vector<std::uint32_t>& element_class,
+                                      const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats);
 // Evaluates the recorded inputs again: an output that differs now means the order changed between
 // calls (batch_inconsistent), something no run-to-run comparison of back-to-back calls can see.
 void check_unchanged(ProbeSession& session, const ValueRecord& record);
@@ -33,13 +49,10 @@ void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& op
                 std::size_t probe_count, bool all_from_first, RevealStats& stats);
 
 // Grid targets: bitwise simulation of random inputs, every element against its class's tree
-// (`element_class` row-major, `trees` by class id). A mismatch is a note for targets without an
-// exact arithmetic model, a failure otherwise.
-void check_grid_simulation(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
-                           const std::function<const Tree&(std::uint32_t)>& tree_of,
-                           const RevealOptions& options, RevealStats& stats);
-// The same comparison on outputs already measured: `input_count` rows of `inputs`, input t added by
-// every element of the rows r with reaches(t, r), whose outputs are output_at(t, r * columns + c).
+// (`element_class` row-major, trees by class id): a mismatch is a note for targets without an exact
+// arithmetic model, a failure otherwise. On outputs already measured: `input_count` rows of
+// `inputs`, input t added by every element of the rows r with reaches(t, r), whose outputs are
+// output_at(t, r * columns + c).
 void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs, std::size_t input_count,
                              const std::function<bool(std::size_t input, std::size_t row)>& reaches,
                              const std::function<double(std::size_t input, std::size_t element)>& output_at,

@@ -107,6 +107,40 @@ RandomInputs grid_value_inputs(const TargetInfo& info, const RevealOptions& opti
                             10);
 }
 
+namespace {
+
+// Evaluates the record run_count times: every output finite and bitwise the same in every run.
+void record_runs(ProbeSession& session, std::size_t run_count, ValueRecord& record) {
+  const TargetInfo& info = session.info();
+  record.outputs = compare_runs(run_count, [&] { return evaluate_record(session, record); },
+                                [&](std::size_t d) { return record_output_name(info, record.distinct, d); });
+}
+
+}  // namespace
+
+SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options) {
+  const TargetInfo& info = session.info();
+  SimulatedRecord out;
+  const std::size_t n = info.n, lines = session.lines(Placement::rows);
+  if (!info.is_grid() || options.verify_inputs == 0 || n < 2) {
+    out.record = check_determinism(session, options);
+    return out;
+  }
+  // The simulation's inputs, one row each in turn.
+  out.count = std::min(options.verify_inputs, lines);
+  out.simulation = make_random_inputs(info, out.count, options.seed ^ 0x51a1, 12);
+  ValueRecord& record = out.record;
+  record.distinct = out.count;
+  record.inputs = lines;
+  record.b = out.simulation.b;
+  record.a.resize(lines * n);
+  for (std::size_t r = 0; r < lines; ++r)
+    std::copy_n(out.simulation.a.begin() + static_cast<std::ptrdiff_t>((r % out.count) * n), n,
+                record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
+  record_runs(session, std::max<std::size_t>(2, options.grid_determinism_runs), record);
+  return out;
+}
+
 ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options) {
   const TargetInfo& info = session.info();
   ValueRecord record;
@@ -131,8 +165,7 @@ ValueRecord check_determinism(ProbeSession& session, const RevealOptions& option
     for (std::size_t r = 0; r < lines; ++r)
       std::copy_n(inputs.a.begin(), n, record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
   }
-  record.outputs = compare_runs(run_count, [&] { return evaluate_record(session, record); },
-                                [&](std::size_t d) { return record_output_name(info, record.distinct, d); });
+  record_runs(session, run_count, record);
   return record;
 }
 

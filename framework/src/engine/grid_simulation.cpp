@@ -54,23 +54,15 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
   stats.simulated_inputs += input_count;
 }
 
-void check_grid_simulation(ProbeSession& session, const std::vector<std::uint32_t>& element_class,
-                           const std::function<const Tree&(std::uint32_t)>& tree_of,
-                           const RevealOptions& options, RevealStats& stats) {
-  const TargetInfo& info = session.info();
-  const std::size_t n = info.n, rows = info.grid.rows;
-  if (options.verify_inputs == 0 || n < 2) return;
-  // Each input repeats over the rows of one call: row r adds input r mod count.
-  const std::size_t count = std::min(options.verify_inputs, rows);
-  const RandomInputs inputs = make_random_inputs(info, count, options.seed ^ 0x51a1, 12);
-  std::vector<double> a(rows * n);
-  for (std::size_t r = 0; r < rows; ++r)
-    std::copy_n(inputs.a.begin() + static_cast<std::ptrdiff_t>((r % count) * n), n,
-                a.begin() + static_cast<std::ptrdiff_t>(r * n));
-  const std::vector<double> outputs = session.evaluate_value_grid(Placement::rows, rows, a, inputs.b);
+void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
+                                      const std::vector<std::uint32_t>& element_class,
+                                      const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats) {
+  if (measured.count == 0) return;
   compare_grid_simulation(
-      info, inputs, count, [&](std::size_t input, std::size_t r) { return r % count == input; },
-      [&](std::size_t, std::size_t element) { return outputs[element]; }, element_class, tree_of, stats);
+      info, measured.simulation, measured.count,
+      [&](std::size_t input, std::size_t r) { return r % measured.count == input; },
+      [&](std::size_t, std::size_t element) { return measured.record.outputs[element]; }, element_class, tree_of,
+      stats);
 }
 
 }  // namespace fprev::detail

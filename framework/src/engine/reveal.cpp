@@ -255,17 +255,15 @@ RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& opt
   check_grid(info);
   const MaskScheme scheme = scheme_for(info);
   ProbeSession session(target, scheme, options, stats);
-  check_determinism(session, options);
+  // The determinism check runs on the simulation's inputs (no call of the simulation's own).
+  const detail::SimulatedRecord measured = detail::check_grid_determinism_for_simulation(session, options);
   detail::MapRevealer revealer(session, options, stats);
   revealer.assume(map);
   revealer.check_elements(false);
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
-  check_fused_nodes_per_class(session, element_class,
-                              [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
-                              stats);
-  check_grid_simulation(
-      session, element_class, [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
-      options, stats);
+  const auto tree_of = [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
+  check_fused_nodes_per_class(session, element_class, tree_of, stats);
+  detail::compare_recorded_grid_simulation(info, measured, element_class, tree_of, stats);
   stats.map_classes = map.classes.size();
   stats.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -546,5 +546,52 @@ TEST(Confirm, OrderMapsCheckEveryClassAtItsElements) {
   }
 }
 
+// A grid's confirmation checks determinism on the simulation's random inputs and then compares
+// every element with its class's tree on the outputs it already has: two runs of those inputs,
+// the proof, the same inputs once more after it (no call for the simulation of its own).
+TEST(Confirm, AGridConfirmationSimulatesTheInputsItsDeterminismCheckRan) {
+  GridOracleTarget target({13, 9}, {lanes_tree(64, 8), balanced_tree(64)},
+                          [](std::size_t r, std::size_t) { return std::size_t{r >= 8 ? 1u : 0u}; });
+  const RevealStats stats = confirm(target, target.truth());
+  EXPECT_EQ(target.value_calls, 2u + 1u);
+  EXPECT_EQ(stats.simulated_inputs, RevealOptions{}.verify_inputs);
+  EXPECT_EQ(stats.verification_calls, 1u);  // the inputs again after the proof
+}
+
+// The simulation on the recorded outputs is a real check: one element that adds one ulp to every
+// value output (deterministic, answering every probe as its class does) fails the confirmation,
+// and verify() of the same map, and is named.
+class OneElementOffByAnUlpInValues : public Target {
+ public:
+  OneElementOffByAnUlpInValues()
+      : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }) {}
+  const TargetInfo& info() const override { return oracle_.info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+    outputs[4 * 5 + 1] = std::nextafter(outputs[4 * 5 + 1], 1e300);
+  }
+  OrderMap truth() const { return oracle_.truth(); }
+
+ private:
+  GridOracleTarget oracle_;
+};
+
+TEST(Confirm, AGridElementWhoseSumsDifferFromItsTreeFailsTheConfirmationAndTheVerification) {
+  for (const bool by_verify : {false, true}) {
+    OneElementOffByAnUlpInValues target;
+    try {
+      if (by_verify)
+        verify(target, target.truth());
+      else
+        confirm(target, target.truth());
+      FAIL() << "element (4, 1) does not add as its tree says";
+    } catch (const RevealFailure& e) {
+      EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
+      EXPECT_NE(std::string(e.what()).find("output element (4, 1)"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fprev
