@@ -514,15 +514,16 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   RevealStats stats;
   ProbeSession session(target, scheme, options, stats);
   // The determinism check's inputs are the simulation's: one call fewer, the same checks (every
-  // element run to run on them, then against its class's tree on them, after the proof).
+  // element run to run on them, then against its class's tree on them, after the proof and after
+  // the final comparison, so that an order that changed during the proof is named for that).
   const SimulatedRecord before = check_grid_determinism_for_simulation(session, options);
   const std::vector<std::uint32_t> element_class = classes_of_elements(map);
   measure_grid_proof(session, map, element_class, stats);
   const std::size_t calls_before_verification = stats.target_calls;
   const auto tree_of = [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
   check_fused_nodes_per_class(session, element_class, tree_of, stats);
-  compare_recorded_grid_simulation(info, before, element_class, tree_of, stats);
   check_unchanged(session, before.record);
+  compare_recorded_grid_simulation(info, before, element_class, tree_of, stats);
   stats.verification_calls = stats.target_calls - calls_before_verification;
   stats.confirmed = true;
   stats.map_classes = map.classes.size();
