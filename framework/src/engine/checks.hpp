@@ -12,6 +12,7 @@ namespace fprev::detail {
 struct ValueRecord {
   std::size_t inputs = 0;    // rows of a (grid targets: one per row of the grid)
   std::size_t distinct = 0;  // distinct random inputs among them
+  std::size_t runs = 0;      // back-to-back runs compared when it was recorded
   std::vector<double> a, b;
   std::vector<double> outputs;
 };
@@ -33,13 +34,18 @@ struct SimulatedRecord {
   RandomInputs simulation;
   std::size_t count = 0;
 };
-SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options);
+// With `final_run_follows` (a confirmation, whose check_unchanged after the proof is a run of the
+// same inputs), one run fewer is made before: grid_determinism_runs counts that final run too.
+SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options,
+                                                      bool final_run_follows = false);
 // Compares every element of the record's first run with its class's tree (compare_grid_simulation).
 void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
                                       const std::vector<std::uint32_t>& element_class,
                                       const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats);
 // Evaluates the recorded inputs again: an output that differs now means the order changed between
 // calls (batch_inconsistent), something no run-to-run comparison of back-to-back calls can see.
+// A record of a single run has had no back-to-back comparison: on a difference the inputs are run
+// twice more back to back, and outputs that differ there are `nondeterministic`.
 void check_unchanged(ProbeSession& session, const ValueRecord& record);
 
 // Compares a single-output target with `tree`: `probe_count` random l(i,j) (plus every l(0,j) when

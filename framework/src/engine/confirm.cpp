@@ -513,10 +513,12 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   if (!confirmable(info)) return confirm_by_reveal(target, map, options);
   RevealStats stats;
   ProbeSession session(target, scheme, options, stats);
-  // The determinism check's inputs are the simulation's: one call fewer, the same checks (every
-  // element run to run on them, then against its class's tree on them, after the proof and after
-  // the final comparison, so that an order that changed during the proof is named for that).
-  const SimulatedRecord before = check_grid_determinism_for_simulation(session, options);
+  // The determinism check's inputs are the simulation's, and its second run is the final
+  // comparison after the proof: two calls fewer, the same checks (every element run to run on
+  // them, then against its class's tree on them, after the final comparison, so that an order that
+  // changed during the proof is named for that; check_unchanged tells that from run-to-run
+  // non-determinism by two more runs back to back).
+  const SimulatedRecord before = check_grid_determinism_for_simulation(session, options, /*final_run_follows=*/true);
   const std::vector<std::uint32_t> element_class = classes_of_elements(map);
   measure_grid_proof(session, map, element_class, stats);
   const std::size_t calls_before_verification = stats.target_calls;

@@ -112,13 +112,15 @@ namespace {
 // Evaluates the record run_count times: every output finite and bitwise the same in every run.
 void record_runs(ProbeSession& session, std::size_t run_count, ValueRecord& record) {
   const TargetInfo& info = session.info();
+  record.runs = run_count;
   record.outputs = compare_runs(run_count, [&] { return evaluate_record(session, record); },
                                 [&](std::size_t d) { return record_output_name(info, record.distinct, d); });
 }
 
 }  // namespace
 
-SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options) {
+SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options,
+                                                      bool final_run_follows) {
   const TargetInfo& info = session.info();
   SimulatedRecord out;
   const std::size_t n = info.n, lines = session.lines(Placement::rows);
@@ -137,7 +139,8 @@ SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, con
   for (std::size_t r = 0; r < lines; ++r)
     std::copy_n(out.simulation.a.begin() + static_cast<std::ptrdiff_t>((r % out.count) * n), n,
                 record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
-  record_runs(session, std::max<std::size_t>(2, options.grid_determinism_runs), record);
+  const std::size_t runs = std::max<std::size_t>(2, options.grid_determinism_runs);
+  record_runs(session, final_run_follows ? runs - 1 : runs, record);
   return out;
 }
 
@@ -173,6 +176,10 @@ void check_unchanged(ProbeSession& session, const ValueRecord& record) {
   const std::vector<double> now = evaluate_record(session, record);
   for (std::size_t d = 0; d < now.size(); ++d) {
     if (same_bits(now[d], record.outputs[d])) continue;
+    if (record.runs < 2) {  // run to run, or changed between calls? Back to back tells.
+      ValueRecord again = record;
+      record_runs(session, 2, again);
+    }
     std::ostringstream os;
     os.precision(17);
     os << record_output_name(session.info(), record.distinct, d) << " gave " << record.outputs[d]

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -547,15 +548,58 @@ TEST(Confirm, OrderMapsCheckEveryClassAtItsElements) {
 }
 
 // A grid's confirmation checks determinism on the simulation's random inputs and then compares
-// every element with its class's tree on the outputs it already has: two runs of those inputs,
-// the proof, the same inputs once more after it (no call for the simulation of its own).
+// every element with its class's tree on the outputs it already has: one run of those inputs, the
+// proof, the same inputs once more after it (the determinism check's second run, no call for the
+// simulation of its own).
 TEST(Confirm, AGridConfirmationSimulatesTheInputsItsDeterminismCheckRan) {
   GridOracleTarget target({13, 9}, {lanes_tree(64, 8), balanced_tree(64)},
                           [](std::size_t r, std::size_t) { return std::size_t{r >= 8 ? 1u : 0u}; });
   const RevealStats stats = confirm(target, target.truth());
-  EXPECT_EQ(target.value_calls, 2u + 1u);
+  EXPECT_EQ(target.value_calls, 1u + 1u);
   EXPECT_EQ(stats.simulated_inputs, RevealOptions{}.verify_inputs);
   EXPECT_EQ(stats.verification_calls, 1u);  // the inputs again after the proof
+}
+
+// Element (3, 4) of a grid that answers the same input one ulp up in the value calls `changed`
+// picks (counted from 1).
+class GridChangingInValueCalls : public Target {
+ public:
+  explicit GridChangingInValueCalls(std::function<bool(std::size_t)> changed)
+      : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }),
+        changed_(std::move(changed)) {}
+  const TargetInfo& info() const override { return oracle_.info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    oracle_.evaluate(batch, outputs);
+    if (changed_(++value_calls_)) outputs[3 * 5 + 4] = std::nextafter(outputs[3 * 5 + 4], 1e300);
+  }
+  OrderMap truth() const { return oracle_.truth(); }
+
+ private:
+  GridOracleTarget oracle_;
+  std::function<bool(std::size_t)> changed_;
+  std::size_t value_calls_ = 0;
+};
+
+// With one run before the proof, the final comparison is the run-to-run check: a difference there
+// is told apart by two more runs back to back. Answers that flip from call to call are
+// run-to-run non-determinism; answers that changed once, after the first call, and stay, are an
+// order that changed between calls.
+TEST(Confirm, AGridConfirmationTellsNonDeterminismFromAChangedOrder) {
+  const auto finding_of = [](GridChangingInValueCalls target) {
+    try {
+      confirm(target, target.truth());
+    } catch (const RevealFailure& e) {
+      EXPECT_NE(std::string(e.what()).find("(3, 4)"), std::string::npos) << e.what();
+      return e.diagnostic().finding;
+    }
+    ADD_FAILURE() << "confirmed a grid whose element (3, 4) changes its answer";
+    return Finding::inconsistent_structure;
+  };
+  EXPECT_EQ(finding_of(GridChangingInValueCalls([](std::size_t call) { return call % 2 == 0; })),
+            Finding::nondeterministic);
+  EXPECT_EQ(finding_of(GridChangingInValueCalls([](std::size_t call) { return call >= 2; })),
+            Finding::batch_inconsistent);
 }
 
 // The simulation on the recorded outputs is a real check: one element that adds one ulp to every
