@@ -15,6 +15,7 @@
 #include "fprev/probe_inputs.hpp"
 #include "fprev/sexpr.hpp"
 #include "grid_oracle_target.hpp"
+#include "tampered_grid_target.hpp"
 #include "random_trees.hpp"
 #include "tree_mutations.hpp"
 
@@ -560,33 +561,13 @@ TEST(Confirm, AGridConfirmationSimulatesTheInputsItsDeterminismCheckRan) {
   EXPECT_EQ(stats.verification_calls, 1u);  // the inputs again after the proof
 }
 
-// Element (3, 4) of a grid that answers the same input one ulp up in the value calls `changed`
-// picks (counted from 1).
-class GridChangingInValueCalls : public Target {
- public:
-  explicit GridChangingInValueCalls(std::function<bool(std::size_t)> changed)
-      : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }),
-        changed_(std::move(changed)) {}
-  const TargetInfo& info() const override { return oracle_.info(); }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    oracle_.evaluate(batch, outputs);
-    if (changed_(++value_calls_)) outputs[3 * 5 + 4] = std::nextafter(outputs[3 * 5 + 4], 1e300);
-  }
-  OrderMap truth() const { return oracle_.truth(); }
-
- private:
-  GridOracleTarget oracle_;
-  std::function<bool(std::size_t)> changed_;
-  std::size_t value_calls_ = 0;
-};
-
 // With one run before the proof, the final comparison is the run-to-run check: a difference there
 // is told apart by two more runs back to back. Answers that flip from call to call are
 // run-to-run non-determinism; answers that changed once, after the first call, and stay, are an
 // order that changed between calls.
 TEST(Confirm, AGridConfirmationTellsNonDeterminismFromAChangedOrder) {
-  const auto finding_of = [](GridChangingInValueCalls target) {
+  const auto finding_of = [](std::function<bool(std::size_t)> changed) {
+    TamperedGridTarget target(3, 4, std::move(changed));
     try {
       confirm(target, target.truth());
     } catch (const RevealFailure& e) {
@@ -596,34 +577,16 @@ TEST(Confirm, AGridConfirmationTellsNonDeterminismFromAChangedOrder) {
     ADD_FAILURE() << "confirmed a grid whose element (3, 4) changes its answer";
     return Finding::inconsistent_structure;
   };
-  EXPECT_EQ(finding_of(GridChangingInValueCalls([](std::size_t call) { return call % 2 == 0; })),
-            Finding::nondeterministic);
-  EXPECT_EQ(finding_of(GridChangingInValueCalls([](std::size_t call) { return call >= 2; })),
-            Finding::batch_inconsistent);
+  EXPECT_EQ(finding_of([](std::size_t call) { return call % 2 == 0; }), Finding::nondeterministic);
+  EXPECT_EQ(finding_of([](std::size_t call) { return call >= 2; }), Finding::batch_inconsistent);
 }
 
 // The simulation on the recorded outputs is a real check: one element that adds one ulp to every
 // value output (deterministic, answering every probe as its class does) fails the confirmation,
 // and verify() of the same map, and is named.
-class OneElementOffByAnUlpInValues : public Target {
- public:
-  OneElementOffByAnUlpInValues()
-      : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }) {}
-  const TargetInfo& info() const override { return oracle_.info(); }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    oracle_.evaluate(batch, outputs);
-    outputs[4 * 5 + 1] = std::nextafter(outputs[4 * 5 + 1], 1e300);
-  }
-  OrderMap truth() const { return oracle_.truth(); }
-
- private:
-  GridOracleTarget oracle_;
-};
-
 TEST(Confirm, AGridElementWhoseSumsDifferFromItsTreeFailsTheConfirmationAndTheVerification) {
   for (const bool by_verify : {false, true}) {
-    OneElementOffByAnUlpInValues target;
+    TamperedGridTarget target(4, 1, [](std::size_t) { return true; });
     try {
       if (by_verify)
         verify(target, target.truth());

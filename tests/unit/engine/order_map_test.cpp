@@ -11,6 +11,7 @@
 #include "fprev/probe_inputs.hpp"
 #include "fprev/sexpr.hpp"
 #include "grid_oracle_target.hpp"
+#include "tampered_grid_target.hpp"
 #include "random_trees.hpp"
 
 namespace fprev {
@@ -191,23 +192,8 @@ TEST(OrderMap, DeterminismAndSimulationShareTheirCallsWithTheValueClasses) {
 // The simulation on the value inputs is a real check: an element whose arithmetic differs from
 // what its class's tree gives (here one element returns its sums one ulp up, in every call alike,
 // so it stays deterministic and answers every probe as its class does) fails it.
-class OneElementOffByAnUlp : public Target {
- public:
-  OneElementOffByAnUlp()
-      : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }) {}
-  const TargetInfo& info() const override { return oracle_.info(); }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    oracle_.evaluate(batch, outputs);
-    outputs[4 * 5 + 1] = std::nextafter(outputs[4 * 5 + 1], 1e300);
-  }
-
- private:
-  GridOracleTarget oracle_;
-};
-
 TEST(OrderMap, TheSimulationOnTheValueInputsComparesEveryElement) {
-  OneElementOffByAnUlp target;
+  TamperedGridTarget target(4, 1, [](std::size_t) { return true; });
   try {
     reveal(target);
     FAIL() << "a map was returned although element (4, 1) does not add as its tree says";
@@ -218,23 +204,8 @@ TEST(OrderMap, TheSimulationOnTheValueInputsComparesEveryElement) {
 }
 
 // A grid whose element (3, 4) answers the same input differently in the second call.
-class FlakyGrid : public Target {
- public:
-  FlakyGrid() : oracle_({6, 5}, {balanced_tree(16)}, [](std::size_t, std::size_t) { return std::size_t{0}; }) {}
-  const TargetInfo& info() const override { return oracle_.info(); }
-  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { oracle_.evaluate(batch, outputs); }
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    oracle_.evaluate(batch, outputs);
-    if (++value_calls_ == 2) outputs[3 * 5 + 4] = std::nextafter(outputs[3 * 5 + 4], 1e300);
-  }
-
- private:
-  GridOracleTarget oracle_;
-  std::size_t value_calls_ = 0;
-};
-
 TEST(OrderMap, AGridThatChangesItsAnswerToTheSameInputIsNondeterministic) {
-  FlakyGrid target;
+  TamperedGridTarget target(3, 4, [](std::size_t call) { return call == 2; });
   try {
     reveal(target);
     FAIL() << "a map was returned for a non-deterministic grid";
