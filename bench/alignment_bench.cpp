@@ -1,5 +1,6 @@
 // The placement (alignment) proof beside the reveal it follows (fprev/alignment.hpp): OpenBLAS sdot
-// 16384 (1 thread) revealed at offset 0, then checked at the other 15 float32 offsets. The issue's
+// 16384 (1 thread) revealed at offset 0, then checked at the other 15 float32 offsets; and sgemv
+// 1024 x 1024, a grid, at its 15 offsets and with its leading dimension + 1. The issue's
 // target: the proof costs at most as much again as the reveal (the reveal plus the proof at most 2x
 // the plain reveal).
 //
@@ -112,6 +113,11 @@ BENCHMARK_CAPTURE(reveal_and_prove_placements, sdot_16384, fprev::Params{{"op", 
 BENCHMARK_CAPTURE(reveal_and_prove_placements, sdot_16384_streams, fprev::Params{{"op", "dot"}, {"n", "16384"}}, 0)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_and_prove_placements_one_pair, sdot_16384, fprev::Params{{"op", "dot"}, {"n", "16384"}})
+    ->Unit(benchmark::kMillisecond);
+// A grid target: every placement's proof is a confirmation of the map, whose proof probes fit one
+// call here (1024 rows), so its value calls (the determinism check, the final comparison) are most
+// of proof_calls: 3 calls a placement (5 before the determinism check ran on the simulation's inputs).
+BENCHMARK_CAPTURE(reveal_and_prove_placements, sgemv_1024, fprev::Params{{"op", "gemv"}, {"m", "1024"}, {"n", "1024"}}, 1)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
