@@ -15,6 +15,7 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <optional>
 
 #include "checks.hpp"
 #include "fprev/confirm.hpp"
@@ -185,12 +186,19 @@ class PlacementRun {
   std::chrono::steady_clock::time_point start_;
 };
 
-// The proof of offset 0's order at one placement on `target`.
+// The proof of offset 0's order at one placement on `target`. A grid with a reference measurement
+// (detail::grid_placement_reference) is proven against it first: the proof and one call of the
+// reference's inputs, where confirm() makes two runs of them around the proof; only where their
+// bits differ from the reference's does the full confirm() run, to say why.
 FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement& where, const RevealOptions& options,
-                    const PlacementRun& run) {
+                    const PlacementRun& run, const detail::SimulatedRecord* reference) {
   FirstProof proof;
   try {
     PlacedTarget placed(target, where.offset, where.leading_pad, run.counts());
+    if (reference != nullptr && detail::confirm_grid_against_reference(placed, at_zero, options, *reference)) {
+      proof.held = true;
+      return proof;
+    }
     proof.multi_pair_probes = confirm(placed, at_zero, options).multi_pair_probes;
     proof.held = true;
   } catch (const RevealFailure& e) {
@@ -226,7 +234,7 @@ bool small_enough_side_by_side(const TargetInfo& info) {
 
 std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero,
                                          const std::vector<DataPlacement>& placements, const RevealOptions& options,
-                                         const PlacementRun& run) {
+                                         const PlacementRun& run, const detail::SimulatedRecord* reference) {
   const TargetInfo& info = target.info();
   std::size_t lanes = 1;
   if (small_enough_side_by_side(info) && options.make_worker && options.streams > 1)
@@ -245,7 +253,7 @@ std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero
       FirstProof& proof = proofs[p];
       try {
         proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], lanes == 1, lane == 0),
-                         run);
+                         run, reference);
       } catch (...) {  // over budget before the proof began
         proof.failure = std::current_exception();
       }
@@ -284,7 +292,14 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   // First every placement's proof of offset 0's order (side by side where the target allows); then,
   // in placement order, what a serial check does with each: a failure ends the check, a held proof
   // places it in offset 0's class, a failed one tries the other classes found so far, then reveals.
-  const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run);
+  // A grid's placements share one measurement of the simulation's inputs at offset 0.
+  std::optional<detail::SimulatedRecord> reference;
+  if (info.is_grid() && !placements.empty()) {
+    PlacedTarget at_offset_zero(target, 0, 0, run.counts());
+    reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
+  }
+  const std::vector<FirstProof> first =
+      prove_placements(target, at_zero, placements, options, run, reference ? &*reference : nullptr);
   for (std::size_t p = 0; p < placements.size(); ++p) {
     const auto [offset, pad] = placements[p];
     ++stats.placements;

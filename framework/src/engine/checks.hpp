@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "algorithms.hpp"
 
@@ -38,6 +39,26 @@ struct SimulatedRecord {
 // same inputs), one run fewer is made before: grid_determinism_runs counts that final run too.
 SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options,
                                                       bool final_run_follows = false);
+// The simulation's inputs on a grid (verify_inputs >= 1, n >= 2), evaluated `runs` times and
+// compared run to run.
+SimulatedRecord grid_simulation_record(ProbeSession& session, const RevealOptions& options, std::size_t runs);
+// The recorded inputs once more (no comparison).
+std::vector<double> evaluate_record_again(ProbeSession& session, const ValueRecord& record);
+// The placement proofs of a grid (alignment_check.cpp) share one measurement of the simulation's
+// inputs: taken once where `map` is known (offset 0) and simulated against it there; nullopt where
+// that does not apply (no simulation inputs, a map not confirmed by probes, a simulation that
+// disagrees: every placement then makes its full confirm()).
+std::optional<SimulatedRecord> grid_placement_reference(Target& target, const OrderMap& map,
+                                                        const RevealOptions& options);
+// confirm() of `map` at another placement against that reference: the proof, the fused-node tests,
+// then the reference's inputs once, which must give its bits at every element (the same trees and
+// the same arithmetic give the same bits; the run to run and the simulation checks were made on
+// them). nullopt where some element's bits differ: the full confirm() then decides, with its own
+// determinism check and simulation. Throws RevealFailure (verification_failed) where a proof probe
+// disagrees, as confirm() does.
+std::optional<RevealStats> confirm_grid_against_reference(Target& target, const OrderMap& map,
+                                                          const RevealOptions& options,
+                                                          const SimulatedRecord& reference);
 // Compares every element of the record's first run with its class's tree (compare_grid_simulation).
 void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
                                       const std::vector<std::uint32_t>& element_class,

@@ -64,6 +64,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <iterator>
 #include <memory>
@@ -532,5 +533,51 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   stats.total_seconds = seconds_since(start);
   return stats;
 }
+
+namespace detail {
+
+std::optional<SimulatedRecord> grid_placement_reference(Target& target, const OrderMap& map,
+                                                        const RevealOptions& options) {
+  const TargetInfo& info = target.info();
+  if (!info.is_grid() || info.n < 2 || options.verify_inputs == 0 || !confirmable(info) || !(map.grid == info.grid))
+    return std::nullopt;
+  const MaskScheme scheme = scheme_for(info);
+  RevealStats stats;
+  ProbeSession session(target, scheme, options, stats);
+  SimulatedRecord reference = grid_simulation_record(session, options, 1);
+  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
+  try {
+    compare_recorded_grid_simulation(info, reference, element_class,
+                                     [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; }, stats);
+  } catch (const RevealFailure&) {
+    return std::nullopt;
+  }
+  return reference;
+}
+
+std::optional<RevealStats> confirm_grid_against_reference(Target& target, const OrderMap& map,
+                                                          const RevealOptions& options,
+                                                          const SimulatedRecord& reference) {
+  const auto start = std::chrono::steady_clock::now();
+  const TargetInfo& info = target.info();
+  const MaskScheme scheme = scheme_for(info);
+  RevealStats stats;
+  ProbeSession session(target, scheme, options, stats);
+  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
+  measure_grid_proof(session, map, element_class, stats);
+  const std::size_t calls_before_verification = stats.target_calls;
+  check_fused_nodes_per_class(session, element_class,
+                              [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; }, stats);
+  const std::vector<double> now = evaluate_record_again(session, reference.record);
+  for (std::size_t e = 0; e < now.size(); ++e)
+    if (std::memcmp(&now[e], &reference.record.outputs[e], sizeof(double)) != 0) return std::nullopt;
+  stats.verification_calls = stats.target_calls - calls_before_verification;
+  stats.confirmed = true;
+  stats.map_classes = map.classes.size();
+  stats.total_seconds = seconds_since(start);
+  return stats;
+}
+
+}  // namespace detail
 
 }  // namespace fprev

@@ -119,15 +119,10 @@ void record_runs(ProbeSession& session, std::size_t run_count, ValueRecord& reco
 
 }  // namespace
 
-SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options,
-                                                      bool final_run_follows) {
+SimulatedRecord grid_simulation_record(ProbeSession& session, const RevealOptions& options, std::size_t runs) {
   const TargetInfo& info = session.info();
   SimulatedRecord out;
   const std::size_t n = info.n, lines = session.lines(Placement::rows);
-  if (!info.is_grid() || options.verify_inputs == 0 || n < 2) {
-    out.record = check_determinism(session, options);
-    return out;
-  }
   // The simulation's inputs, one row each in turn.
   out.count = std::min(options.verify_inputs, lines);
   out.simulation = make_random_inputs(info, out.count, options.seed ^ 0x51a1, 12);
@@ -139,9 +134,24 @@ SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, con
   for (std::size_t r = 0; r < lines; ++r)
     std::copy_n(out.simulation.a.begin() + static_cast<std::ptrdiff_t>((r % out.count) * n), n,
                 record.a.begin() + static_cast<std::ptrdiff_t>(r * n));
-  const std::size_t runs = std::max<std::size_t>(2, options.grid_determinism_runs);
-  record_runs(session, final_run_follows ? runs - 1 : runs, record);
+  record_runs(session, runs, record);
   return out;
+}
+
+SimulatedRecord check_grid_determinism_for_simulation(ProbeSession& session, const RevealOptions& options,
+                                                      bool final_run_follows) {
+  const TargetInfo& info = session.info();
+  if (!info.is_grid() || options.verify_inputs == 0 || info.n < 2) {
+    SimulatedRecord out;
+    out.record = check_determinism(session, options);
+    return out;
+  }
+  const std::size_t runs = std::max<std::size_t>(2, options.grid_determinism_runs);
+  return grid_simulation_record(session, options, final_run_follows ? runs - 1 : runs);
+}
+
+std::vector<double> evaluate_record_again(ProbeSession& session, const ValueRecord& record) {
+  return evaluate_record(session, record);
 }
 
 ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options) {

@@ -1,0 +1,83 @@
+// The placement (alignment) proof of a grid target (GEMM, GEMV). Every placement's proof is a
+// confirmation of offset 0's map; they share one measurement of the simulation's random inputs,
+// taken at offset 0 and simulated there, so that a placement costs its proof and one call of those
+// inputs, which must give offset 0's bits at every element. Where they do not, the placement's full
+// confirmation decides, with its own determinism check and simulation: a shortcut that only skips
+// calls, never a check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <optional>
+
+#include "fprev/alignment.hpp"
+#include "grid_oracle_target.hpp"
+#include "quick_options.hpp"
+#include "random_trees.hpp"
+
+namespace fprev {
+namespace {
+
+// A 12 x 9 grid of one tree at every offset (float64: 8 offsets in 64 bytes), whose value outputs
+// may be tampered with at one offset, and which counts its calls by kind.
+class PlacedGrid final : public Target {
+ public:
+  explicit PlacedGrid(std::optional<std::size_t> tampered_offset = std::nullopt)
+      : oracle_({12, 9}, {lanes_tree(64, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }),
+        info_(oracle_.info()),
+        tampered_offset_(tampered_offset) {
+    info_.alignment = AlignmentSupport::honours_offsets;
+    info_.leading_dimensions = false;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    ++probe_calls;
+    oracle_.evaluate(batch, outputs);
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    ++value_calls;
+    oracle_.evaluate(batch, outputs);
+    if (tampered_offset_ && batch.offset == *tampered_offset_)
+      outputs[4 * 9 + 1] = std::nextafter(outputs[4 * 9 + 1], 1e300);
+  }
+  OrderMap truth() const { return oracle_.truth(); }
+  std::size_t probe_calls = 0, value_calls = 0;
+
+ private:
+  GridOracleTarget oracle_;
+  TargetInfo info_;
+  std::optional<std::size_t> tampered_offset_;
+};
+
+TEST(AlignmentGrid, EveryPlacementCostsItsProofAndOneCallOfTheSharedInputs) {
+  PlacedGrid target;
+  ASSERT_EQ(alignment_offsets(target.info().traits.input), 8u);
+  AlignmentStats stats;
+  const AlignmentResult result = check_alignment(target, target.truth(), testing::quick_reveal_options(), &stats);
+  EXPECT_EQ(result.verdict, AlignmentVerdict::independent);
+  EXPECT_EQ(stats.placements, 7u);
+  EXPECT_EQ(stats.proofs, 7u);
+  // One measurement at offset 0, then one call of those inputs per placement (a full confirmation
+  // makes two), besides the proofs' probe calls.
+  EXPECT_EQ(target.value_calls, 1u + 7u);
+  EXPECT_EQ(stats.target_calls, target.value_calls + target.probe_calls);
+}
+
+// At offset 3 element (4, 1) adds one ulp in every value call: its probes agree with the map, its
+// bits do not agree with offset 0's. The shortcut does not accept it; the full confirmation's
+// simulation fails there, and so does the reveal that follows, naming the offset.
+TEST(AlignmentGrid, APlacementWhoseBitsDifferIsDecidedByTheFullConfirmation) {
+  PlacedGrid target(3);
+  try {
+    check_alignment(target, target.truth(), testing::quick_reveal_options());
+    FAIL() << "offset 3 was accepted although element (4, 1) does not add as its tree says there";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
+    EXPECT_NE(std::string(e.what()).find("offset 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(4, 1)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace fprev
