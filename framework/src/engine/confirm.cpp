@@ -496,6 +496,33 @@ RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& optio
   return stats;
 }
 
+namespace {
+
+// A grid's proof of `map`, then every class's fused-node tests at its elements; the element classes
+// for what follows. The verification calls are those from the fused-node tests on.
+struct GridProof {
+  std::vector<std::uint32_t> element_class;
+  std::size_t calls_before_verification = 0;
+};
+GridProof prove_grid_map(ProbeSession& session, const OrderMap& map, RevealStats& stats) {
+  GridProof proof{classes_of_elements(map), 0};
+  measure_grid_proof(session, map, proof.element_class, stats);
+  proof.calls_before_verification = stats.target_calls;
+  check_fused_nodes_per_class(session, proof.element_class,
+                              [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; }, stats);
+  return proof;
+}
+
+void finish_grid_confirmation(RevealStats& stats, const GridProof& proof, const OrderMap& map,
+                              std::chrono::steady_clock::time_point start) {
+  stats.verification_calls = stats.target_calls - proof.calls_before_verification;
+  stats.confirmed = true;
+  stats.map_classes = map.classes.size();
+  stats.total_seconds = seconds_since(start);
+}
+
+}  // namespace
+
 RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& options) {
   const TargetInfo& info = target.info();
   if (!info.is_grid()) {
@@ -520,17 +547,12 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   // changed during the proof is named for that; check_unchanged tells that from run-to-run
   // non-determinism by two more runs back to back).
   const SimulatedRecord before = check_grid_determinism_for_simulation(session, options, /*final_run_follows=*/true);
-  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
-  measure_grid_proof(session, map, element_class, stats);
-  const std::size_t calls_before_verification = stats.target_calls;
-  const auto tree_of = [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
-  check_fused_nodes_per_class(session, element_class, tree_of, stats);
+  const GridProof proof = prove_grid_map(session, map, stats);
   check_unchanged(session, before.record);
-  compare_recorded_grid_simulation(info, before, element_class, tree_of, stats);
-  stats.verification_calls = stats.target_calls - calls_before_verification;
-  stats.confirmed = true;
-  stats.map_classes = map.classes.size();
-  stats.total_seconds = seconds_since(start);
+  compare_recorded_grid_simulation(
+      info, before, proof.element_class, [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
+      stats);
+  finish_grid_confirmation(stats, proof, map, start);
   return stats;
 }
 
@@ -563,18 +585,11 @@ std::optional<RevealStats> confirm_grid_against_reference(Target& target, const 
   const MaskScheme scheme = scheme_for(info);
   RevealStats stats;
   ProbeSession session(target, scheme, options, stats);
-  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
-  measure_grid_proof(session, map, element_class, stats);
-  const std::size_t calls_before_verification = stats.target_calls;
-  check_fused_nodes_per_class(session, element_class,
-                              [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; }, stats);
+  const GridProof proof = prove_grid_map(session, map, stats);
   const std::vector<double> now = evaluate_record_again(session, reference.record);
   for (std::size_t e = 0; e < now.size(); ++e)
     if (std::memcmp(&now[e], &reference.record.outputs[e], sizeof(double)) != 0) return std::nullopt;
-  stats.verification_calls = stats.target_calls - calls_before_verification;
-  stats.confirmed = true;
-  stats.map_classes = map.classes.size();
-  stats.total_seconds = seconds_since(start);
+  finish_grid_confirmation(stats, proof, map, start);
   return stats;
 }
 
