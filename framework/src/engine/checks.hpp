@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 
 #include "algorithms.hpp"
 
@@ -104,6 +105,29 @@ bool simulation_mismatch(const NumericTraits& traits, const std::string& what, c
 
 // The leaves under `node`, ascending (iterative).
 std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node);
+
+// The leaves under every node of a tree, for code that asks for many nodes' leaf sets (the
+// restricted proof asks for every inner node's, at every placement; the checks beyond the exact
+// counting range one per probe): one depth-first order of the
+// leaves, in which each node's leaves are a contiguous range (O(n) once), so a node's split of all
+// leaves into its own and the rest, both ascending, costs one scan of n stamps instead of a walk of
+// its subtree and a sort.
+class SubtreeLeaves {
+ public:
+  explicit SubtreeLeaves(const Tree& tree);
+  // The leaves under `node` in depth-first order (not sorted).
+  std::span<const std::uint32_t> depth_first(NodeId node) const;
+  // The leaves under `node`, ascending (what leaves_of gives, without walking the subtree).
+  std::vector<std::uint32_t> sorted(NodeId node) const;
+  // `inside`: the leaves under `node`, `outside`: every other leaf; both ascending (replaced).
+  void split(NodeId node, std::vector<std::uint32_t>& inside, std::vector<std::uint32_t>& outside);
+
+ private:
+  const Tree* tree_;
+  std::vector<std::uint32_t> order_;  // the leaves, depth-first
+  std::vector<std::uint32_t> first_;  // node -> position of its first leaf in order_
+  std::vector<std::uint32_t> stamp_;  // leaf -> the last node (+ 1) whose split marked it
+};
 
 // Runs `run` run_count times: every output finite, and bitwise the same in every run; otherwise a
 // nondeterministic (or non_finite_output) diagnostic naming the output with `name`.

@@ -407,17 +407,10 @@ void measure_restricted_proof(ProbeSession& session, const Tree& tree, RevealSta
     entries = 0;
   };
   std::size_t pair_index = 0;
+  SubtreeLeaves subtrees(tree);
+  std::vector<std::uint32_t> inside, outside;  // ascending
   for (NodeId v = static_cast<NodeId>(n); v < tree.node_count(); ++v) {
-    const std::vector<std::uint32_t> inside = leaves_of(tree, v);  // sorted
-    std::vector<std::uint32_t> outside;
-    outside.reserve(n - inside.size());
-    for (std::uint32_t leaf = 0, at = 0; leaf < n; ++leaf) {
-      if (at < inside.size() && inside[at] == leaf) {
-        ++at;
-        continue;
-      }
-      outside.push_back(leaf);
-    }
+    subtrees.split(v, inside, outside);
     const std::span<const NodeId> children = tree.children(v);
     for (std::size_t a = 0; a < children.size(); ++a)
       for (std::size_t b = a + 1; b < children.size(); ++b, ++pair_index) {

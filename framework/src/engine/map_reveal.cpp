@@ -561,10 +561,14 @@ bool MapRevealer::check_elements(bool fix) {
   std::uniform_int_distribution<std::uint32_t> leaf(0, n - 1);
   for (std::size_t k = 0; k < options_.verify_probes; ++k) add(leaf(rng), leaf(rng));
 
-  std::vector<std::unique_ptr<LcaIndex>> lca(classes_.size());
-  for (std::uint32_t id = 0; id < classes_.size(); ++id)
-    if (classes_[id].alive) lca[id] = std::make_unique<LcaIndex>(classes_[id].tree);
   const bool restricted = uses_low_range_mode(n_, session_.scheme());
+  std::vector<std::unique_ptr<LcaIndex>> lca(classes_.size());
+  std::vector<std::optional<SubtreeLeaves>> subtrees(classes_.size());
+  for (std::uint32_t id = 0; id < classes_.size(); ++id) {
+    if (!classes_[id].alive) continue;
+    lca[id] = std::make_unique<LcaIndex>(classes_[id].tree);
+    if (restricted) subtrees[id].emplace(classes_[id].tree);
+  }
   // Beyond the exact counting range each line checks the class of its first element, with the
   // units of the parent of the pair's LCA in that class's tree (as tree_checks.cpp does).
   std::vector<Background> backgrounds;
@@ -599,7 +603,7 @@ bool MapRevealer::check_elements(bool fix) {
         const NodeId v = lca[id]->lca(i, j);
         NodeId scope = tree.parent(v) != kNoNode ? tree.parent(v) : v;
         if (tree.leaves_under(scope) - 2 >= session_.scheme().exact_count_limit) scope = v;
-        std::vector<std::uint32_t> active = leaves_of(tree, scope);
+        std::vector<std::uint32_t> active = subtrees[id]->sorted(scope);
         const auto count = static_cast<std::uint32_t>(active.size());
         backgrounds.push_back(ProbeSession::restricted(std::move(active)));
         lines[line] = {i, j, &backgrounds.back(), count};

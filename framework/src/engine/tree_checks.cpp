@@ -2,6 +2,7 @@
 // simulation on random inputs. Used after every reveal and to check a golden without re-revealing.
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -23,6 +24,78 @@ std::vector<std::uint32_t> leaves_of(const Tree& tree, NodeId node) {
   }
   std::sort(leaves.begin(), leaves.end());
   return leaves;
+}
+
+SubtreeLeaves::SubtreeLeaves(const Tree& tree)
+    : tree_(&tree), first_(tree.node_count(), 0), stamp_(tree.leaf_count(), 0) {
+  order_.reserve(tree.leaf_count());
+  if (tree.empty()) return;
+  // Pre-order with an explicit stack (no recursion as deep as the tree): a node's first leaf is the
+  // next one appended when the node is visited, and its leaves follow contiguously.
+  std::vector<NodeId> stack{tree.root()};
+  while (!stack.empty()) {
+    const NodeId v = stack.back();
+    stack.pop_back();
+    first_[v] = static_cast<std::uint32_t>(order_.size());
+    if (tree.is_leaf(v)) {
+      order_.push_back(v);
+      continue;
+    }
+    const std::span<const NodeId> children = tree.children(v);
+    for (std::size_t c = children.size(); c-- > 0;) stack.push_back(children[c]);
+  }
+}
+
+std::span<const std::uint32_t> SubtreeLeaves::depth_first(NodeId node) const {
+  return std::span<const std::uint32_t>(order_).subspan(first_[node], tree_->leaves_under(node));
+}
+
+namespace {
+// Whether `leaves` (those under one node, smallest `lowest`) are consecutive numbers; the largest.
+bool consecutive(std::span<const std::uint32_t> leaves, std::uint32_t lowest, std::uint32_t& highest) {
+  highest = *std::max_element(leaves.begin(), leaves.end());
+  return highest - lowest + 1 == leaves.size();
+}
+}  // namespace
+
+std::vector<std::uint32_t> SubtreeLeaves::sorted(NodeId node) const {
+  const std::span<const std::uint32_t> leaves = depth_first(node);
+  std::vector<std::uint32_t> out(leaves.size());
+  std::uint32_t highest = 0;
+  if (consecutive(leaves, tree_->smallest_leaf(node), highest)) {
+    std::iota(out.begin(), out.end(), tree_->smallest_leaf(node));
+    return out;
+  }
+  std::copy(leaves.begin(), leaves.end(), out.begin());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void SubtreeLeaves::split(NodeId node, std::vector<std::uint32_t>& inside, std::vector<std::uint32_t>& outside) {
+  const std::span<const std::uint32_t> leaves = depth_first(node);
+  const auto n = static_cast<std::uint32_t>(stamp_.size());
+  const auto k = static_cast<std::uint32_t>(leaves.size());
+  inside.resize(k);
+  outside.resize(n - k);
+  // Most libraries' subtrees hold a run of consecutive leaves (sequential, blocked, pairwise
+  // orders): then both parts are runs, written without looking at any leaf twice.
+  const std::uint32_t lowest = tree_->smallest_leaf(node);
+  std::uint32_t highest = 0;
+  if (consecutive(leaves, lowest, highest)) {
+    std::iota(inside.begin(), inside.end(), lowest);
+    std::iota(outside.begin(), outside.begin() + lowest, 0u);
+    std::iota(outside.begin() + lowest, outside.end(), highest + 1);
+    return;
+  }
+  const std::uint32_t mark = node + 1;
+  for (const std::uint32_t leaf : leaves) stamp_[leaf] = mark;
+  std::size_t in = 0, out = 0;
+  for (std::uint32_t leaf = 0; leaf < n; ++leaf) {
+    if (stamp_[leaf] == mark)
+      inside[in++] = leaf;
+    else
+      outside[out++] = leaf;
+  }
 }
 
 bool simulation_mismatch(const NumericTraits& traits, const std::string& what, const std::string& probe,
@@ -62,6 +135,8 @@ void check_probes(ProbeSession& session, const Tree& tree, const RevealOptions& 
 
   std::vector<Background> backgrounds;  // restricted mode: one per probe
   backgrounds.reserve(pairs.size());
+  std::optional<SubtreeLeaves> subtrees;
+  if (!all_active) subtrees.emplace(tree);
   std::vector<ProbeRequest> requests;
   std::vector<std::uint32_t> predicted;
   for (const auto& [i, j] : pairs) {
@@ -76,7 +151,7 @@ void check_probes(ProbeSession& session, const Tree& tree, const RevealOptions& 
     NodeId scope = tree.parent(v) != kNoNode ? tree.parent(v) : v;
     if (tree.leaves_under(scope) - 2 >= session.scheme().exact_count_limit) scope = v;
     if (tree.leaves_under(scope) - 2 >= session.scheme().exact_count_limit) continue;
-    backgrounds.push_back(ProbeSession::restricted(leaves_of(tree, scope)));
+    backgrounds.push_back(ProbeSession::restricted(subtrees->sorted(scope)));
     requests.push_back({i, j, &backgrounds.back(), tree.leaves_under(scope)});
     predicted.push_back(tree.leaves_under(v));
   }

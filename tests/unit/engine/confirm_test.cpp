@@ -177,7 +177,9 @@ TEST(Confirm, RejectsEveryEditOfEveryNodeOfRandomFusedTrees) {
 // (confirm.cpp) must accept the true tree with the probes it announces, fewer than a reveal's, and
 // reject the same edits at every node.
 TEST(Confirm, BeyondTheExactRangeAcceptsTheTrueTreeWithFewerProbesThanAReveal) {
-  for (const Tree& truth : {balanced_tree(300), left_deep_tree(300), right_deep_tree(300),
+  // Subtrees of consecutive leaves (balanced, deep) and of scattered ones (lanes, random), which
+  // the proof's leaf sets (SubtreeLeaves::split) handle apart.
+  for (const Tree& truth : {balanced_tree(300), left_deep_tree(300), right_deep_tree(300), lanes_tree(300, 8),
                             random_binary_tree(400, 3), random_multiway_tree(300, 5, 4)}) {
     testing::RoundedOracle target(truth, Format::bfloat16, 7);
     const std::optional<std::size_t> announced = confirm_probe_count(target.info(), truth);
@@ -200,7 +202,8 @@ TEST(Confirm, BeyondTheExactRangeRejectsEveryEditOfEveryNode) {
   }, rng, quick_options(), Format::bfloat16);
   if (::testing::Test::HasFatalFailure()) return;
   rejected += reject_every_edit(left_deep_tree(260), rng, quick_options(), Format::bfloat16);
-  EXPECT_GT(rejected, 500u);
+  rejected += reject_every_edit(lanes_tree(264, 8), rng, quick_options(), Format::bfloat16);
+  EXPECT_GT(rejected, 700u);
 }
 
 // Where blocks would cost more than 4n probes, confirm() reveals and compares, as before.
