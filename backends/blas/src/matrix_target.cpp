@@ -50,6 +50,8 @@ MatrixTarget<T>::MatrixTarget(std::shared_ptr<const Library> library, int thread
   info_.max_batch = 1;
   info_.grid = {rows_, columns_};
   info_.columns_placement = true;
+  // op(B) of a GEMM is a whole matrix: each column may hold right factors of its own.
+  info_.column_right_factors = case_.op == Op::gemm && columns_ > 1;
 
   info_.alignment = AlignmentSupport::honours_offsets;
   info_.leading_dimensions = true;
@@ -228,6 +230,10 @@ void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> output
   place(batch.offset, batch.leading_pad);
   if (batch.a.size() < count * leaves_ || (!batch.b.empty() && batch.b.size() < leaves_))
     throw TargetError(info_.description + ": value batch smaller than its rows x n");
+  if (batch.per_column_b(leaves_)) {
+    evaluate_column_factors(batch, outputs);
+    return;
+  }
   for (std::size_t p = 0; p < count; ++p) {
     const double* a = batch.a.data() + p * leaves_;
     for (std::size_t l = 0; l < reduction_; ++l) staged(p)[l] = static_cast<T>(a[l]);
@@ -247,6 +253,36 @@ void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> output
         other.data[line * other.line_stride + l * other.element_stride] = static_cast<T>(batch.b[l]);
   }
   set_c(batch.placement, count);
+  call_kernel();
+  read_outputs(outputs);
+}
+
+// Rows of op(A) from the inputs and every column of op(B) from its own factors
+// (TargetInfo::column_right_factors); with beta 1, element (r, c) starts from a[r][k] * b[c][k] of
+// the last leaf k, the old value of C.
+template <class T>
+void MatrixTarget<T>::evaluate_column_factors(const ValueBatch& batch, std::span<double> outputs) {
+  const std::size_t count = batch.rows;
+  if (!info_.column_right_factors || batch.placement != Placement::rows || batch.b.size() != columns_ * leaves_)
+    throw TargetError(info_.description + ": right factors for every column need a GEMM, rows placement and " +
+                      std::to_string(columns_) + " x " + std::to_string(leaves_) + " factors (got " +
+                      std::to_string(batch.b.size()) + ")");
+  for (std::size_t p = 0; p < count; ++p) {
+    const double* a = batch.a.data() + p * leaves_;
+    for (std::size_t l = 0; l < reduction_; ++l) staged(p)[l] = static_cast<T>(a[l]);
+  }
+  load(Placement::rows, count, T{1});
+  b_constant_ = false;
+  for (std::size_t column = 0; column < op_b_.lines; ++column) {
+    const double* b = batch.b.data() + column * leaves_;
+    for (std::size_t l = 0; l < reduction_; ++l)
+      op_b_.data[column * op_b_.line_stride + l * op_b_.element_stride] = static_cast<T>(b[l]);
+  }
+  if (case_.beta != 0)
+    for (std::size_t c = 0; c < columns_; ++c)
+      for (std::size_t r = 0; r < rows_; ++r)
+        c_data_[r + c * ldc_] =
+            r < count ? static_cast<T>(batch.a[r * leaves_ + reduction_] * batch.b[c * leaves_ + reduction_]) : T{};
   call_kernel();
   read_outputs(outputs);
 }

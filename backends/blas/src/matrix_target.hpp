@@ -36,6 +36,7 @@ class MatrixTarget final : public Target {
   void evaluate(const ValueBatch& batch, std::span<double> outputs) override;
 
  private:
+  void evaluate_column_factors(const ValueBatch& batch, std::span<double> outputs);
   // Lines of op(A) (its rows) or of op(B) (its columns) in the column-major buffers: element
   // (line, l) of the operand lies at data[line * line_stride + l * element_stride].
   struct Operand {

@@ -287,7 +287,7 @@ int run_reveal(const RevealCommandOptions& options) {
     FingerprintStats fingerprint_stats;
     std::vector<Fingerprint> fingerprints;
     if (format == "json" || format == "text")
-      fingerprints = measure_map_fingerprints(*target, result.map, &fingerprint_stats);
+      fingerprints = measure_map_fingerprints(*target, result.map, &fingerprint_stats, &result.stats);
     // The target is let go before the invariance check, so that the variants of a case parameter
     // (m) are served by its worker (one library import or job launch for all of them).
     target.reset();

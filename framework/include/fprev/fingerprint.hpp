@@ -19,10 +19,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "fprev/order_map.hpp"
+#include "fprev/reveal.hpp"
 #include "fprev/target.hpp"
 #include "fprev/tree.hpp"
 
@@ -86,8 +88,17 @@ Fingerprint measure_fingerprint(Target& target, const Tree& tree, FingerprintSta
 // One fingerprint per class of `map` (in class order), each measured on the class's elements (a
 // grid target is read through a ClassView, fprev/class_view.hpp); a single-output target has one
 // class. Throws TargetError when the target fails.
+//
+// `evidence`: the stats of the reveal or confirmation of `map` on this same target
+// (RevealStats::row_signatures and column_signatures). With them, a grid target with
+// TargetInfo::column_right_factors has each class read in the rows and columns that computed like
+// its view's at every element, and the inputs with different right factors share calls
+// (docs/fingerprint.md). Without them, or without that capability, every input is read where the
+// class's view reads it, one call per set of right factors. The outputs are the same either way
+// where elements compute alike.
 std::vector<Fingerprint> measure_map_fingerprints(Target& target, const OrderMap& map,
-                                                  FingerprintStats* stats = nullptr);
+                                                  FingerprintStats* stats = nullptr,
+                                                  const RevealStats* evidence = nullptr);
 
 // What check reports when a fingerprint changed.
 struct FingerprintComparison {

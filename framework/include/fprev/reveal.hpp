@@ -132,6 +132,13 @@ struct RevealStats {
   // Set by whoever ran the reveal; 1 and empty in a serial run.
   std::size_t ranks = 1;
   std::vector<std::size_t> rank_probes;
+  // Grid targets: per column of the grid, a hash of the bits its elements returned on random inputs
+  // that every column of a row shared (the value partition's in a reveal, the simulation's in a
+  // confirmation or verification): columns with equal signatures computed alike at every row. Per
+  // row, the same over its columns and the input it added: rows with equal signatures added the
+  // same inputs and computed alike at every column. The fingerprint reads a class in such rows and
+  // columns too (measure_map_fingerprints). Not reported.
+  std::vector<std::uint64_t> row_signatures, column_signatures;
 };
 
 struct Progress {

@@ -60,6 +60,15 @@ std::optional<SimulatedRecord> grid_placement_reference(Target& target, const Or
 std::optional<RevealStats> confirm_grid_against_reference(Target& target, const OrderMap& map,
                                                           const RevealOptions& options,
                                                           const SimulatedRecord& reference);
+// RevealStats::row_signatures and column_signatures of a grid from `inputs` rounds of value
+// inputs: in each, every column of row r added the input input_of(round, r), and output(round, r,
+// c) is element (r, c)'s output (FNV-1a over the bits). Both are left empty without inputs.
+void grid_signatures(const OutputGrid& grid, std::size_t inputs,
+                     const std::function<std::size_t(std::size_t, std::size_t)>& input_of,
+                     const std::function<double(std::size_t, std::size_t, std::size_t)>& output, RevealStats& stats);
+// The same from a grid record (its first run; row r added input r mod record.distinct).
+void grid_signatures(const OutputGrid& grid, const ValueRecord& record, RevealStats& stats);
+
 // Compares every element of the record's first run with its class's tree (compare_grid_simulation).
 void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
                                       const std::vector<std::uint32_t>& element_class,

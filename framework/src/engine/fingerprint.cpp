@@ -60,14 +60,16 @@ Fingerprint measure_fingerprint(Target& target, const Tree& tree, FingerprintSta
 }
 
 std::vector<Fingerprint> measure_map_fingerprints(Target& target, const OrderMap& map,
-                                                  FingerprintStats* stats) {
+                                                  FingerprintStats* stats, const RevealStats* evidence) {
   FingerprintStats total;
   std::vector<Fingerprint> fingerprints;
   if (!target.info().is_grid()) {
     if (map.classes.size() != 1) throw std::invalid_argument("measure_map_fingerprints: a single-output target has one class");
     fingerprints.push_back(measure_fingerprint(target, map.classes[0].tree, &total));
   } else {
-    fingerprints = detail::measure_grid_fingerprints(target, map, total);
+    fingerprints = evidence != nullptr ? detail::measure_grid_fingerprints(target, map, total, evidence->row_signatures,
+                                                                           evidence->column_signatures)
+                                       : detail::measure_grid_fingerprints(target, map, total);
   }
   if (stats != nullptr) *stats = total;
   return fingerprints;

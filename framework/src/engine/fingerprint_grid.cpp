@@ -25,12 +25,15 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "fingerprint_lab.hpp"
+#include "fingerprint_packing.hpp"
 #include "fprev/class_view.hpp"
 
 namespace fprev::detail {
@@ -154,8 +157,22 @@ std::vector<std::map<std::string, std::vector<double>>> measure_sets(
 // the top of this file).
 class JointFacts {
  public:
-  JointFacts(Target& target, std::vector<ClassPlace> places, FingerprintStats& stats)
-      : target_(target), places_(std::move(places)), stats_(stats), members_(places_.size()) {}
+  // With `packing` (fingerprint_packing.hpp), the experiments of a round share calls whatever their
+  // right factors, and `first_round` adds the fixed sets' rows to the first round's calls.
+  struct Riders {
+    std::function<void(ColumnPacker&)> add;
+    std::function<void(const ColumnPacker&)> read;
+  };
+  JointFacts(Target& target, std::vector<ClassPlace> places, FingerprintStats& stats,
+             const std::vector<PackingClass>* packing = nullptr, std::optional<Riders> first_round = std::nullopt)
+      : target_(target),
+        places_(std::move(places)),
+        stats_(stats),
+        members_(places_.size()),
+        packing_(packing),
+        first_round_(std::move(first_round)) {}
+  // Whether the first round's riders still wait for a round (no class queued an experiment).
+  bool riders_waiting() const { return first_round_.has_value(); }
 
   // Measures the facts of class k with `labs[k]` and `trees[k]`.
   void measure(std::vector<Lab>& labs, const std::vector<const Tree*>& trees,
@@ -236,6 +253,10 @@ class JointFacts {
   // queue order within a group); a group fills calls, each experiment on the next free row of its
   // class's rows.
   void evaluate(const std::vector<std::size_t>& waiting) {
+    if (packing_ != nullptr) {
+      evaluate_packed(waiting);
+      return;
+    }
     struct Item {
       std::size_t klass, index;
     };
@@ -304,18 +325,93 @@ class JointFacts {
           read.item.index, calls.output(read.call, read.row, places_[read.item.klass].column));
   }
 
+  // The queued experiments of the waiting classes in packed calls: grouped by right factors as
+  // above (each group's factors as the group's first experiment gives them), each experiment on its
+  // row or a row alike, read in a column of its class that holds its group's factors.
+  void evaluate_packed(const std::vector<std::size_t>& waiting) {
+    struct Item {
+      std::size_t klass, index, packed = 0;
+    };
+    const TargetInfo& info = target_.info();
+    const auto experiment = [&](const Item& item) -> const Experiment& {
+      return members_[item.klass].lab->queued()[item.index];
+    };
+    std::vector<Item> items;
+    for (std::size_t k : waiting)
+      for (std::size_t i = 0; i < members_[k].lab->queued().size(); ++i) items.push_back({k, i});
+    std::stable_sort(items.begin(), items.end(), [&](const Item& x, const Item& y) {
+      return right_factors_less(experiment(x), experiment(y), true);
+    });
+    ColumnPacker packer(target_, *packing_, stats_);
+    if (first_round_) first_round_->add(packer);
+    for (std::size_t begin = 0; begin < items.size();) {
+      std::size_t end = begin + 1;
+      while (end < items.size() && !right_factors_less(experiment(items[begin]), experiment(items[end]), true)) ++end;
+      const Experiment& first = experiment(items[begin]);
+      std::vector<double> b(info.n, first.b_default);
+      for (const LeafValue& v : first.b) b[v.leaf] = v.value;
+      const std::size_t factors = packer.factors(std::move(b));
+      // The j-th experiment of a class in this group belongs on row R[j mod |R|], where the calls
+      // of the view's column put it (fingerprint_packing.hpp: it moves only to a row alike).
+      std::vector<std::size_t> of_class(members_.size(), 0);
+      for (std::size_t i = begin; i < end; ++i) {
+        const Experiment& e = experiment(items[i]);
+        const std::vector<std::size_t>& rows = places_[items[i].klass].rows;
+        const std::size_t row = rows[of_class[items[i].klass]++ % rows.size()];
+        items[i].packed = packer.add(items[i].klass, row, factors, [&e](std::span<double> a) {
+          for (const LeafValue& v : e.a) a[v.leaf] = v.value;
+        });
+      }
+      begin = end;
+    }
+    packer.run();
+    if (first_round_) {
+      first_round_->read(packer);
+      first_round_.reset();
+    }
+    for (const Item& item : items) members_[item.klass].lab->set_output(item.index, packer.output(item.packed));
+  }
+
   Target& target_;
   std::vector<ClassPlace> places_;
   FingerprintStats& stats_;
   std::vector<Member> members_;
+  const std::vector<PackingClass>* packing_ = nullptr;
+  std::optional<Riders> first_round_;
   std::mutex mutex_;
   std::condition_variable changed_;
   bool aborted_ = false;
 };
 
+// The packed calls' classes (fingerprint_packing.hpp), or nothing where the view's columns are read
+// as before: a target whose columns share their right factors, no column signatures, no class with
+// a second column to read in, or factors for every column past kMostPackedFactors values a call.
+constexpr std::size_t kMostPackedFactors = std::size_t{1} << 23;  // 64 MiB of doubles
+
+std::vector<PackingClass> packing_for(Target& target, const OrderMap& map, const std::vector<ClassPlace>& places,
+                                      std::span<const std::uint64_t> row_signatures,
+                                      std::span<const std::uint64_t> column_signatures) {
+  const TargetInfo& info = target.info();
+  if (!info.column_right_factors || info.traits.summand == SummandKind::plain || info.grid.columns < 2 ||
+      info.grid.columns > kMostPackedFactors / std::max<std::size_t>(1, info.n))
+    return {};
+  std::vector<std::vector<std::size_t>> rows;
+  std::vector<std::size_t> columns;
+  for (const ClassPlace& place : places) {
+    rows.push_back(place.rows);
+    columns.push_back(place.column);
+  }
+  std::vector<PackingClass> packing = packing_classes(map, rows, columns, row_signatures, column_signatures);
+  const bool some_class_moves =
+      std::any_of(packing.begin(), packing.end(), [](const PackingClass& k) { return k.columns.size() > 1; });
+  return some_class_moves ? packing : std::vector<PackingClass>{};
+}
+
 }  // namespace
 
-std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats) {
+std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats,
+                                                   std::span<const std::uint64_t> row_signatures,
+                                                   std::span<const std::uint64_t> column_signatures) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t classes = map.classes.size();
   std::vector<std::unique_ptr<ClassView>> views;
@@ -327,9 +423,39 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
   // Every class's inputs are built for the class's own view (n, formats: the grid's).
   const std::vector<FingerprintInputSet> sets = fingerprint_inputs(views.front()->info());
   std::vector<Fingerprint> fingerprints(classes);
-  const std::vector<std::map<std::string, std::vector<double>>> set_outputs =
-      measure_sets(target, places, sets, stats);
-  for (std::size_t k = 0; k < classes; ++k) fingerprints[k].outputs = set_outputs[k];
+  const std::vector<PackingClass> packing = packing_for(target, map, places, row_signatures, column_signatures);
+  std::optional<JointFacts::Riders> sets_ride;
+  std::vector<std::map<std::string, std::vector<double>>> set_outputs(classes);
+  std::vector<std::size_t> set_inputs;  // packed: the packer's index of every set row, class by class
+  if (packing.empty()) {
+    set_outputs = measure_sets(target, places, sets, stats);
+  } else {
+    // The fixed sets ride in the facts' first round of calls (or in calls of their own, below, when
+    // no class queues an experiment): each set row on the row the view puts it on.
+    sets_ride = JointFacts::Riders{
+        [&](ColumnPacker& packer) {
+          for (const FingerprintInputSet& set : sets) {
+            const std::size_t factors = packer.factors(set.b);
+            for (std::size_t k = 0; k < classes; ++k)
+              for (std::size_t i = 0; i < set.rows; ++i)
+                set_inputs.push_back(packer.add(k, places[k].rows[i % places[k].rows.size()], factors,
+                                                [&set, i](std::span<double> a) {
+                                                  const std::size_t n = a.size();
+                                                  std::copy_n(set.a.begin() + static_cast<std::ptrdiff_t>(i * n), n,
+                                                              a.begin());
+                                                }));
+          }
+        },
+        [&](const ColumnPacker& packer) {
+          std::size_t at = 0;
+          for (const FingerprintInputSet& set : sets)
+            for (std::size_t k = 0; k < classes; ++k) {
+              std::vector<double>& out = set_outputs[k][set.name];
+              out.assign(set.rows, 0.0);
+              for (std::size_t i = 0; i < set.rows; ++i) out[i] = packer.output(set_inputs[at++]);
+            }
+        }};
+  }
 
   FingerprintStats per_class;  // the labs' own counters: unused, every call is counted in `stats`
   std::vector<Lab> labs;
@@ -342,7 +468,15 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
   std::vector<std::map<std::string, std::string>> facts(classes);
   std::vector<std::optional<FactModel>> models(classes);
   std::vector<std::string> why_not(classes);
-  JointFacts(target, places, stats).measure(labs, trees, facts, models, why_not);
+  JointFacts joint(target, places, stats, packing.empty() ? nullptr : &packing, sets_ride);
+  joint.measure(labs, trees, facts, models, why_not);
+  if (joint.riders_waiting()) {
+    ColumnPacker packer(target, packing, stats);
+    sets_ride->add(packer);
+    packer.run();
+    sets_ride->read(packer);
+  }
+  for (std::size_t k = 0; k < classes; ++k) fingerprints[k].outputs = set_outputs[k];
   for (std::size_t k = 0; k < classes; ++k) {
     fingerprints[k].facts = std::move(facts[k]);
     fingerprints[k].model = model_verdict(views[k]->info(), map.classes[k].tree, sets, fingerprints[k].outputs,

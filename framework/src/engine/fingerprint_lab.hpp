@@ -99,8 +99,11 @@ std::map<std::string, std::string> measure_facts(Lab& lab, const Tree& tree,
                                                  std::optional<FactModel>& model, std::string& why_not);
 
 // The fingerprints of every class of `map` on the grid target `target`, measured together
-// (fingerprint_grid.cpp); every call is counted in `stats`.
-std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats);
+// (fingerprint_grid.cpp); every call is counted in `stats`. The signatures: see
+// measure_map_fingerprints.
+std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats,
+                                                   std::span<const std::uint64_t> row_signatures = {},
+                                                   std::span<const std::uint64_t> column_signatures = {});
 
 // fingerprint.model: whether `tree` simulated with the facts' model reproduces the outputs of the
 // fixed sets ("reproduced", "not reproduced: ...", or "not modelled: " and `why_not`).

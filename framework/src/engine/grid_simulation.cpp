@@ -54,6 +54,44 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
   stats.simulated_inputs += input_count;
 }
 
+namespace {
+constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+void fnv_mix(std::uint64_t& hash, std::uint64_t word) {
+  for (int byte = 0; byte < 8; ++byte) hash = (hash ^ ((word >> (8 * byte)) & 0xff)) * 0x100000001b3ull;
+}
+}  // namespace
+
+void grid_signatures(const OutputGrid& grid, std::size_t inputs,
+                     const std::function<std::size_t(std::size_t, std::size_t)>& input_of,
+                     const std::function<double(std::size_t, std::size_t, std::size_t)>& output, RevealStats& stats) {
+  stats.row_signatures.clear();
+  stats.column_signatures.clear();
+  if (inputs == 0) return;  // no evidence: no line is known to compute like another
+  stats.row_signatures.assign(grid.rows, kFnvOffset);
+  stats.column_signatures.assign(grid.columns, kFnvOffset);
+  for (std::size_t input = 0; input < inputs; ++input)
+    for (std::size_t r = 0; r < grid.rows; ++r) {
+      fnv_mix(stats.row_signatures[r], input_of(input, r));
+      for (std::size_t c = 0; c < grid.columns; ++c) {
+        const double value = output(input, r, c);
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &value, sizeof bits);
+        fnv_mix(stats.row_signatures[r], bits);
+        fnv_mix(stats.column_signatures[c], bits);
+      }
+    }
+}
+
+void grid_signatures(const OutputGrid& grid, const ValueRecord& record, RevealStats& stats) {
+  if (record.outputs.size() != grid.size() || record.distinct == 0) {
+    grid_signatures(grid, 0, {}, {}, stats);
+    return;
+  }
+  grid_signatures(
+      grid, 1, [&](std::size_t, std::size_t r) { return r % record.distinct; },
+      [&](std::size_t, std::size_t r, std::size_t c) { return record.outputs[r * grid.columns + c]; }, stats);
+}
+
 void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
                                       const std::vector<std::uint32_t>& element_class,
                                       const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats) {

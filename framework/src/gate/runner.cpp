@@ -493,7 +493,8 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
         result.stats = confirm(counted, *known, confirm_options);
         result.stats.confirm_probes = counts->probes.load();
         record_rank_work(result.stats, work_before);
-        result.fingerprints = measure_map_fingerprints(*target, *known, &result.fingerprint_stats);
+        result.fingerprints =
+            measure_map_fingerprints(*target, *known, &result.fingerprint_stats, &result.stats);
         result.revealed = *known;
         return Outcome::revealed;
       } catch (const RevealFailure& e) {
@@ -510,7 +511,8 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     result.stats = revealed.stats;
     result.stats.confirm_probes = confirm_probes;
     record_rank_work(result.stats, work_before);
-    result.fingerprints = measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats);
+    result.fingerprints =
+        measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats, &result.stats);
     result.revealed = std::move(revealed.map);
     return Outcome::revealed;
   } catch (const RevealOverBudget& e) {

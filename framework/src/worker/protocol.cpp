@@ -248,6 +248,7 @@ Json to_json(const TargetInfo& info) {
           {"max_batch", info.max_batch},
           {"grid", {{"rows", info.grid.rows}, {"columns", info.grid.columns}}},
           {"columns_placement", info.columns_placement},
+          {"column_right_factors", info.column_right_factors},
           {"alignment", to_string(info.alignment)},
           {"leading_dimensions", info.leading_dimensions},
           {"extra_masks", info.extra_masks},
@@ -273,6 +274,7 @@ TargetInfo target_info_from_json(const Json& json) {
     info.grid.columns = json["grid"].value("columns", std::size_t{1});
   }
   info.columns_placement = json.value("columns_placement", false);
+  info.column_right_factors = json.value("column_right_factors", false);
   const std::string alignment = json.value("alignment", std::string("ignores"));
   if (alignment == "honours_offsets") info.alignment = AlignmentSupport::honours_offsets;
   else if (alignment == "not_applicable") info.alignment = AlignmentSupport::not_applicable;

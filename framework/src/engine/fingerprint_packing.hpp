@@ -1,0 +1,96 @@
+// Fingerprint inputs with different right factors in one call of a grid target whose columns each
+// take right factors of their own (TargetInfo::column_right_factors: a GEMM's op(B) is a whole
+// matrix). Issue 41: "fold the fingerprint's inputs into as few calls as the output count allows".
+//
+// Element (r, c) of such a call adds row r's left factors times column c's right factors. An input
+// (a, b) goes on a row of its class with a, and is read in a column of its class that holds b; the
+// other elements of that row and column add what their own column and row hold, and are not read.
+// So a call carries as many inputs as the grid has rows, whatever their right factors, where the
+// calls of the view's column (fingerprint_grid.cpp without packing) carry one set of right factors
+// each: sgemm 512^3's fingerprint takes 3 calls instead of 8.
+//
+// Where a class is read. A class's view (fprev/class_view.hpp) reads its rows R in one column c. A
+// packed input may be read in another column c' only where every element (r, c'), r in R, belongs
+// to the class and c' computed like c on the random inputs of the reveal or confirmation that
+// preceded (equal RevealStats::column_signatures: the same bits at every row, each row's input the
+// same in every column). Elements with the same tree and the same arithmetic give the same outputs,
+// so the digest and the facts are those the view's column gives; a column that differed anywhere
+// is never used, and a class without such columns is read in c alone, one call per set of right
+// factors, as before.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "fprev/fingerprint.hpp"
+#include "fprev/order_map.hpp"
+#include "fprev/target.hpp"
+
+namespace fprev::detail {
+
+// Where a class may be read: its view's rows, and its view's column first, then the columns proven
+// alike (see above); an input fixed to a row (a set row) may move to the rows of its row's group.
+struct PackingClass {
+  std::vector<std::size_t> rows;
+  std::vector<std::size_t> columns;
+  std::vector<std::size_t> group_of;              // per grid row of `rows`: its group (else unused)
+  std::vector<std::vector<std::size_t>> groups;   // rows that computed alike, in the order of `rows`
+};
+
+// The columns each class of `map` may be read in (its view's `view_columns[k]` first) and its
+// groups of alike rows, or nothing when the signatures do not cover the grid. Rows and columns are
+// alike when their signatures are equal (RevealStats::row_signatures, column_signatures); a row
+// moves only within its group, so a fixed input is read in a row that added the same inputs as its
+// own and gave the same bits at every column.
+std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector<std::vector<std::size_t>>& view_rows,
+                                          const std::vector<std::size_t>& view_columns,
+                                          std::span<const std::uint64_t> row_signatures,
+                                          std::span<const std::uint64_t> column_signatures);
+
+class ColumnPacker {
+ public:
+  ColumnPacker(Target& target, const std::vector<PackingClass>& classes, FingerprintStats& stats);
+  // Registers right factors (n values) and returns their id; inputs with one id share columns.
+  std::size_t factors(std::vector<double> b);
+  // Queues an input of class `klass` with right factors `factors_id`: its left factors are written
+  // by `write` into a row of n zeros. `row`: the row of the class's view it belongs on; it goes there
+  // or on a free row of that row's group. Returns its index.
+  std::size_t add(std::size_t klass, std::size_t row, std::size_t factors_id,
+                  std::function<void(std::span<double>)> write);
+  // Places every queued input in as few calls as the rows allow and evaluates them in one run.
+  void run();
+  double output(std::size_t index) const { return outputs_.at(index); }
+  std::size_t calls() const { return calls_made_; }
+
+ private:
+  struct Input {
+    std::size_t klass;
+    std::size_t row;
+    std::size_t factors;
+    std::function<void(std::span<double>)> write;
+  };
+  struct Call {
+    std::vector<std::size_t> on_row;         // input index per row, kFree where none
+    std::vector<std::size_t> column_factors;  // factors id per column, kFree where none
+    std::vector<std::size_t> next_column;     // per class: where its search for a free column resumes
+  };
+  static constexpr std::size_t kFree = static_cast<std::size_t>(-1);
+  Call new_call() const;
+  // Places input i in `call` when a row and a column fit; returns whether it did.
+  bool place(Call& call, std::size_t i);
+
+  Target& target_;
+  const std::vector<PackingClass>& classes_;
+  FingerprintStats& stats_;
+  std::vector<std::vector<double>> factors_;
+  std::vector<Input> inputs_;
+  std::vector<double> outputs_;
+  std::vector<std::vector<bool>> readable_;  // per class: the columns it may be read in
+  std::vector<std::size_t> call_of_, row_of_, column_of_;  // per input, once placed
+  std::size_t calls_made_ = 0;
+};
+
+}  // namespace fprev::detail
