@@ -80,8 +80,45 @@ void GridOracleTarget::evaluate(const ProbeBatch& batch, std::span<double> outpu
   ++probe_calls;
 }
 
+void GridOracleTarget::widen_arithmetic(std::function<bool(std::size_t, std::size_t)> wider) {
+  NumericTraits wide = info_.traits;
+  wide.accumulator = Format::float64;
+  wide_oracles_.clear();
+  for (const Tree& tree : trees_) wide_oracles_.push_back(std::make_unique<TreeOracleTarget>(tree, wide, 1));
+  wider_ = std::move(wider);
+}
+
+void GridOracleTarget::evaluate_elements(const ValueBatch& batch, std::span<double> outputs) {
+  const std::size_t n = info_.n, rows = info_.grid.rows, columns = info_.grid.columns;
+  const bool per_column = batch.per_column_b(n);
+  const std::size_t lines = batch.placement == Placement::rows ? rows : columns;
+  if (outputs.size() != info_.grid.size() || batch.rows == 0 || batch.rows > lines ||
+      (per_column && (!info_.column_right_factors || batch.placement != Placement::rows ||
+                      batch.b.size() != columns * n)))
+    throw std::logic_error("GridOracleTarget: a value call it cannot answer");
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < columns; ++c) {
+      const std::size_t line = batch.placement == Placement::rows ? r : c;
+      double& out = outputs[r * columns + c];
+      out = 0.0;
+      if (line >= batch.rows) continue;
+      const std::size_t t = values_tree_ ? *values_tree_ : tree_at(r, c);
+      TreeOracleTarget& oracle = wider_ && wider_(r, c) ? *wide_oracles_[t] : *oracles_[t];
+      ValueBatch single;
+      single.rows = 1;
+      single.a = batch.a.subspan(line * n, n);
+      single.b = per_column ? batch.b.subspan(c * n, n) : batch.b;
+      oracle.evaluate(single, std::span<double>(&out, 1));
+    }
+  ++value_calls;
+}
+
 void GridOracleTarget::evaluate(const ValueBatch& batch, std::span<double> outputs) {
   const std::size_t n = info_.n;
+  if (wider_ || batch.per_column_b(n)) {
+    evaluate_elements(batch, outputs);
+    return;
+  }
   answer(batch, batch.rows, batch.placement, outputs, [&](TreeOracleTarget& own, std::size_t line) {
     TreeOracleTarget& oracle = values_tree_ ? *oracles_[*values_tree_] : own;
     ValueBatch single;

@@ -36,6 +36,13 @@ class GridOracleTarget : public Target {
   // Every element answers value inputs as trees[tree] does, whatever its order (an arithmetic
   // that hides the order from random inputs): only probes can tell the classes apart.
   void answer_values_with(std::size_t tree) { values_tree_ = tree; }
+  // Value calls with rows placement may carry right factors per column
+  // (TargetInfo::column_right_factors); element (r, c) adds row r's inputs times column c's factors.
+  void take_column_factors() { info_.column_right_factors = true; }
+  // Elements where `wider(row, column)` holds add value inputs with a float64 accumulator, rounded
+  // to the output format at the end: the same tree, another arithmetic (a kernel keeping its sums
+  // wider). Probes are unaffected.
+  void widen_arithmetic(std::function<bool(std::size_t, std::size_t)> wider);
 
   std::size_t probe_calls = 0;
   std::size_t value_calls = 0;
@@ -51,6 +58,10 @@ class GridOracleTarget : public Target {
   std::vector<Tree> trees_;
   TreeOf tree_of_;
   std::vector<std::unique_ptr<TreeOracleTarget>> oracles_;
+  std::vector<std::unique_ptr<TreeOracleTarget>> wide_oracles_;  // float64 accumulators
+  std::function<bool(std::size_t, std::size_t)> wider_;
+  // Value calls answered element by element (column factors, or a wider arithmetic somewhere).
+  void evaluate_elements(const ValueBatch& batch, std::span<double> outputs);
   struct Switch {
     std::size_t call, row, column, tree;
   };

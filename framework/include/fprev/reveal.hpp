@@ -135,9 +135,10 @@ struct RevealStats {
   // Grid targets: per column of the grid, a hash of the bits its elements returned on random inputs
   // that every column of a row shared (the value partition's in a reveal, the simulation's in a
   // confirmation or verification): columns with equal signatures computed alike at every row. Per
-  // row, the same over its columns and the input it added: rows with equal signatures added the
-  // same inputs and computed alike at every column. The fingerprint reads a class in such rows and
-  // columns too (measure_map_fingerprints). Not reported.
+  // row (a reveal only: there every row added all the partition's inputs; a confirmation gives
+  // each row one), the same over its columns: rows with equal signatures computed alike at every
+  // column. The fingerprint reads a class in such rows and columns too (measure_map_fingerprints).
+  // Not reported.
   std::vector<std::uint64_t> row_signatures, column_signatures;
 };
 

@@ -35,6 +35,12 @@ struct SimulatedRecord {
   ValueRecord record;
   RandomInputs simulation;
   std::size_t count = 0;
+  // Targets whose columns take right factors of their own (TargetInfo::column_right_factors):
+  // column c adds the right factors column_b[c mod q] (q x n, q = min(count, columns) >= 2), so that
+  // each row is compared with the rows of its input on q inputs, and each column with the columns
+  // of its factors on `count` (RevealStats::row_signatures, column_signatures). Empty otherwise:
+  // every column adds simulation.b.
+  std::vector<double> column_b;
 };
 // With `final_run_follows` (a confirmation, whose check_unchanged after the proof is a run of the
 // same inputs), one run fewer is made before: grid_determinism_runs counts that final run too.
@@ -60,14 +66,15 @@ std::optional<SimulatedRecord> grid_placement_reference(Target& target, const Or
 std::optional<RevealStats> confirm_grid_against_reference(Target& target, const OrderMap& map,
                                                           const RevealOptions& options,
                                                           const SimulatedRecord& reference);
-// RevealStats::row_signatures and column_signatures of a grid from `inputs` rounds of value
-// inputs: in each, every column of row r added the input input_of(round, r), and output(round, r,
-// c) is element (r, c)'s output (FNV-1a over the bits). Both are left empty without inputs.
+// RevealStats::row_signatures and column_signatures from the value partition of a reveal:
+// `inputs` inputs, each added by every element; output(t, r, c) is element (r, c)'s output on input
+// t (FNV-1a over the bits). A line's signature is kept only where it rests on two inputs or more.
 void grid_signatures(const OutputGrid& grid, std::size_t inputs,
-                     const std::function<std::size_t(std::size_t, std::size_t)>& input_of,
                      const std::function<double(std::size_t, std::size_t, std::size_t)>& output, RevealStats& stats);
-// The same from a grid record (its first run; row r added input r mod record.distinct).
-void grid_signatures(const OutputGrid& grid, const ValueRecord& record, RevealStats& stats);
+// The same from a grid record (its first run): row r added input r mod count, column c the right
+// factors c mod q (SimulatedRecord::column_b; q = 1 without them). Rows are compared on q inputs,
+// columns on count.
+void grid_signatures(const OutputGrid& grid, const SimulatedRecord& measured, RevealStats& stats);
 
 // Compares every element of the record's first run with its class's tree (compare_grid_simulation).
 void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
@@ -89,12 +96,14 @@ void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& op
 // (`element_class` row-major, trees by class id): a mismatch is a note for targets without an exact
 // arithmetic model, a failure otherwise. On outputs already measured: `input_count` rows of
 // `inputs`, input t added by every element of the rows r with reaches(t, r), whose outputs are
-// output_at(t, r * columns + c).
+// output_at(t, r * columns + c). With `column_b` (q x n, SimulatedRecord::column_b), column c's
+// right factors are column_b[c mod q] instead of inputs.b.
 void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs, std::size_t input_count,
                              const std::function<bool(std::size_t input, std::size_t row)>& reaches,
                              const std::function<double(std::size_t input, std::size_t element)>& output_at,
                              const std::vector<std::uint32_t>& element_class,
-                             const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats);
+                             const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats,
+                             std::span<const double> column_b = {});
 
 // The fused-node test (fused_node_test.cpp). For every node of `tree` with three or more children
 // (a sample of at most a few), inputs on which any fixed fused step returns its exact sum, while an

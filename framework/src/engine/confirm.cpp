@@ -545,7 +545,7 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   compare_recorded_grid_simulation(
       info, before, proof.element_class, [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
       stats);
-  grid_signatures(info.grid, before.record, stats);
+  grid_signatures(info.grid, before, stats);
   finish_grid_confirmation(stats, proof, map, start);
   return stats;
 }

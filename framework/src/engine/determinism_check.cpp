@@ -130,6 +130,22 @@ SimulatedRecord grid_simulation_record(ProbeSession& session, const RevealOption
   record.distinct = out.count;
   record.inputs = lines;
   record.b = out.simulation.b;
+  // A target whose columns take right factors of their own gets q of them, column c the (c mod
+  // q)-th: every element still adds random inputs the simulation checks, and rows as well as
+  // columns are compared on several inputs (the fingerprint's packed calls rest on that).
+  const std::size_t columns = info.grid.columns;
+  const std::size_t factor_sets = std::min(out.count, columns);
+  if (info.column_right_factors && info.traits.summand != SummandKind::plain && factor_sets >= 2) {
+    out.column_b = out.simulation.b;
+    for (std::size_t q = 1; q < factor_sets; ++q) {
+      const RandomInputs more = make_random_inputs(info, 1, options.seed ^ 0x51a1 ^ (0x9e3779b9ull * q), 12);
+      out.column_b.insert(out.column_b.end(), more.b.begin(), more.b.end());
+    }
+    record.b.resize(columns * n);
+    for (std::size_t c = 0; c < columns; ++c)
+      std::copy_n(out.column_b.begin() + static_cast<std::ptrdiff_t>((c % factor_sets) * n), n,
+                  record.b.begin() + static_cast<std::ptrdiff_t>(c * n));
+  }
   record.a.resize(lines * n);
   for (std::size_t r = 0; r < lines; ++r)
     std::copy_n(out.simulation.a.begin() + static_cast<std::ptrdiff_t>((r % out.count) * n), n,

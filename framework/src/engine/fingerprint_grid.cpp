@@ -352,7 +352,7 @@ class JointFacts {
       for (const LeafValue& v : first.b) b[v.leaf] = v.value;
       const std::size_t factors = packer.factors(std::move(b));
       // The j-th experiment of a class in this group belongs on row R[j mod |R|], where the calls
-      // of the view's column put it (fingerprint_packing.hpp: it moves only to a row alike).
+      // of the view's column put it; it moves only to a row alike (fingerprint_packing.hpp).
       std::vector<std::size_t> of_class(members_.size(), 0);
       for (std::size_t i = begin; i < end; ++i) {
         const Experiment& e = experiment(items[i]);

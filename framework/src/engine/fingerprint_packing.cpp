@@ -13,7 +13,9 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
                                           std::span<const std::uint64_t> row_signatures,
                                           std::span<const std::uint64_t> column_signatures) {
   const std::size_t columns = map.grid.columns;
-  if (column_signatures.size() != columns || row_signatures.size() != map.grid.rows) return {};
+  if (column_signatures.size() != columns) return {};
+  // Without row signatures every row is a group of its own: inputs stay on their rows.
+  const bool rows_compared = row_signatures.size() == map.grid.rows;
   std::vector<PackingClass> classes(map.classes.size());
   for (std::size_t k = 0; k < map.classes.size(); ++k) {
     const OrderClass& order_class = map.classes[k];
@@ -22,7 +24,7 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
     place.group_of.assign(map.grid.rows, 0);
     std::unordered_map<std::uint64_t, std::size_t> group_of_signature;
     for (std::size_t r : place.rows) {
-      const auto [it, added] = group_of_signature.emplace(row_signatures[r], place.groups.size());
+      const auto [it, added] = group_of_signature.emplace(rows_compared ? row_signatures[r] : r, place.groups.size());
       if (added) place.groups.emplace_back();
       place.groups[it->second].push_back(r);
       place.group_of[r] = it->second;

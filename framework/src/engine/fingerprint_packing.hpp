@@ -56,8 +56,8 @@ class ColumnPacker {
   // Registers right factors (n values) and returns their id; inputs with one id share columns.
   std::size_t factors(std::vector<double> b);
   // Queues an input of class `klass` with right factors `factors_id`: its left factors are written
-  // by `write` into a row of n zeros. `row`: the row of the class's view it belongs on; it goes there
-  // or on a free row of that row's group. Returns its index.
+  // by `write` into a row of n zeros. `row`: the row of the class's view it belongs on; it goes
+  // there or on a free row of that row's group. Returns its index.
   std::size_t add(std::size_t klass, std::size_t row, std::size_t factors_id,
                   std::function<void(std::span<double>)> write);
   // Places every queued input in as few calls as the rows allow and evaluates them in one run.

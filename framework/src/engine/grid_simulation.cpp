@@ -2,6 +2,7 @@
 // compared with its class's tree summing that input.
 #include <cstring>
 #include <map>
+#include <tuple>
 #include <sstream>
 
 #include "checks.hpp"
@@ -12,10 +13,12 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
                              const std::function<bool(std::size_t input, std::size_t row)>& reaches,
                              const std::function<double(std::size_t input, std::size_t element)>& output_at,
                              const std::vector<std::uint32_t>& element_class,
-                             const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats) {
+                             const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats,
+                             std::span<const double> column_b) {
   const NumericTraits& traits = info.traits;
   const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
-  std::map<std::pair<std::size_t, std::uint32_t>, double> expected;  // (input, class) -> sum
+  const std::size_t factor_sets = column_b.empty() ? 1 : column_b.size() / n;
+  std::map<std::tuple<std::size_t, std::size_t, std::uint32_t>, double> expected;  // (input, factors, class) -> sum
   std::map<std::uint32_t, bool> simulated;  // class -> its tree has a model here
   std::vector<double> values(n);
   for (std::size_t input = 0; input < input_count; ++input)
@@ -31,11 +34,13 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
           model = simulated.emplace(id, !may_fuse || traits.simulate_fused).first;
         }
         if (!model->second) continue;
-        auto it = expected.find({input, id});
+        const std::size_t factors = c % factor_sets;
+        auto it = expected.find({input, factors, id});
         if (it == expected.end()) {
-          for (std::size_t k = 0; k < n; ++k) values[k] = inputs.summand(input, n, k);
+          for (std::size_t k = 0; k < n; ++k)
+            values[k] = column_b.empty() ? inputs.summand(input, n, k) : inputs.a[input * n + k] * column_b[factors * n + k];
           it = expected
-                   .emplace(std::make_pair(input, id),
+                   .emplace(std::make_tuple(input, factors, id),
                             simulate_sum(tree, values, traits.accumulator, traits.output, traits.fused_extra_bits))
                    .first;
         }
@@ -62,16 +67,14 @@ void fnv_mix(std::uint64_t& hash, std::uint64_t word) {
 }  // namespace
 
 void grid_signatures(const OutputGrid& grid, std::size_t inputs,
-                     const std::function<std::size_t(std::size_t, std::size_t)>& input_of,
                      const std::function<double(std::size_t, std::size_t, std::size_t)>& output, RevealStats& stats) {
   stats.row_signatures.clear();
   stats.column_signatures.clear();
-  if (inputs == 0) return;  // no evidence: no line is known to compute like another
+  if (inputs < 2) return;  // one input is too little to call two lines alike
   stats.row_signatures.assign(grid.rows, kFnvOffset);
   stats.column_signatures.assign(grid.columns, kFnvOffset);
   for (std::size_t input = 0; input < inputs; ++input)
-    for (std::size_t r = 0; r < grid.rows; ++r) {
-      fnv_mix(stats.row_signatures[r], input_of(input, r));
+    for (std::size_t r = 0; r < grid.rows; ++r)
       for (std::size_t c = 0; c < grid.columns; ++c) {
         const double value = output(input, r, c);
         std::uint64_t bits = 0;
@@ -79,17 +82,31 @@ void grid_signatures(const OutputGrid& grid, std::size_t inputs,
         fnv_mix(stats.row_signatures[r], bits);
         fnv_mix(stats.column_signatures[c], bits);
       }
-    }
 }
 
-void grid_signatures(const OutputGrid& grid, const ValueRecord& record, RevealStats& stats) {
-  if (record.outputs.size() != grid.size() || record.distinct == 0) {
-    grid_signatures(grid, 0, {}, {}, stats);
-    return;
-  }
-  grid_signatures(
-      grid, 1, [&](std::size_t, std::size_t r) { return r % record.distinct; },
-      [&](std::size_t, std::size_t r, std::size_t c) { return record.outputs[r * grid.columns + c]; }, stats);
+void grid_signatures(const OutputGrid& grid, const SimulatedRecord& measured, RevealStats& stats) {
+  stats.row_signatures.clear();
+  stats.column_signatures.clear();
+  const ValueRecord& record = measured.record;
+  if (record.outputs.size() != grid.size() || record.distinct == 0) return;
+  const std::size_t n = record.a.size() / std::max<std::size_t>(1, record.inputs);
+  const std::size_t factor_sets = measured.column_b.empty() || n == 0 ? 1 : measured.column_b.size() / n;
+  // Each line's inputs go into its hash first, so lines that added other inputs never match.
+  std::vector<std::uint64_t> rows(grid.rows, kFnvOffset), columns(grid.columns, kFnvOffset);
+  for (std::size_t r = 0; r < grid.rows; ++r) fnv_mix(rows[r], r % record.distinct);
+  for (std::size_t c = 0; c < grid.columns; ++c) fnv_mix(columns[c], c % factor_sets);
+  for (std::size_t r = 0; r < grid.rows; ++r)
+    for (std::size_t c = 0; c < grid.columns; ++c) {
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &record.outputs[r * grid.columns + c], sizeof bits);
+      fnv_mix(rows[r], c % factor_sets);
+      fnv_mix(rows[r], bits);
+      fnv_mix(columns[c], r % record.distinct);
+      fnv_mix(columns[c], bits);
+    }
+  // A line is compared on the inputs the other axis gave it: kept where those are two or more.
+  if (factor_sets >= 2) stats.row_signatures = std::move(rows);
+  if (record.distinct >= 2) stats.column_signatures = std::move(columns);
 }
 
 void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
@@ -100,7 +117,7 @@ void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRec
       info, measured.simulation, measured.count,
       [&](std::size_t input, std::size_t r) { return r % measured.count == input; },
       [&](std::size_t, std::size_t element) { return measured.record.outputs[element]; }, element_class, tree_of,
-      stats);
+      stats, measured.column_b);
 }
 
 }  // namespace fprev::detail

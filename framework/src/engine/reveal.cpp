@@ -173,7 +173,7 @@ OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const 
   const OrderMap map = revealer.map();
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
   grid_signatures(
-      session.info().grid, revealer.partition_input_count(), [](std::size_t input, std::size_t) { return input; },
+      session.info().grid, revealer.partition_input_count(),
       [&](std::size_t input, std::size_t r, std::size_t c) { return revealer.partition_output(input, r, c); }, stats);
   check_fused_nodes_per_class(session, element_class,
                               [&](std::uint32_t id) -> const Tree& { return revealer.class_tree(id); },
@@ -267,7 +267,7 @@ RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& opt
   const auto tree_of = [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
   check_fused_nodes_per_class(session, element_class, tree_of, stats);
   detail::compare_recorded_grid_simulation(info, measured, element_class, tree_of, stats);
-  detail::grid_signatures(info.grid, measured.record, stats);
+  detail::grid_signatures(info.grid, measured, stats);
   stats.map_classes = map.classes.size();
   stats.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "fprev/class_view.hpp"
+#include "fprev/confirm.hpp"
 #include "fprev/fingerprint.hpp"
+#include "fprev/reveal.hpp"
 #include "grid_oracle_target.hpp"
 #include "random_trees.hpp"
 
@@ -106,6 +108,122 @@ TEST(GridFingerprint, ClassesWhoseRowsDisagreeGetCallsOfTheirOwn) {
   const Measured shared = together(target, map);
   expect_same(class_by_class(target, map), shared);
   EXPECT_GT(shared.calls, 5u + 2u) << "the sets' calls cannot all be shared";
+}
+
+// ---- packed calls (TargetInfo::column_right_factors, src/engine/fingerprint_packing.hpp) --------
+
+// What `check` has when it measures the fingerprints: the confirmation of the map on the target,
+// whose stats say which rows and columns computed alike.
+RevealStats confirmation(GridOracleTarget& target, const OrderMap& map) { return confirm(target, map, RevealOptions{}); }
+
+Measured packed(GridOracleTarget& target, const OrderMap& map, const RevealStats& evidence) {
+  Measured m;
+  FingerprintStats stats;
+  const std::size_t before = target.calls();
+  m.fingerprints = measure_map_fingerprints(target, map, &stats, &evidence);
+  m.calls = stats.target_calls;
+  EXPECT_EQ(m.calls, target.calls() - before) << "every call the target received is counted";
+  return m;
+}
+
+// Inputs of different right factors share calls, each read where an element computes as the one
+// its class's view reads: the fingerprints are the views' own, in fewer calls than with one set of
+// right factors a call.
+TEST(GridFingerprint, PackedCallsGiveEachClassTheFingerprintOfItsViewInFewerCalls) {
+  const std::size_t n = 40;
+  const std::vector<Tree> trees = {left_deep_tree(n), balanced_tree(n), random_binary_tree(n, 3)};
+  GridOracleTarget target({64, 20}, trees,
+                          [](std::size_t r, std::size_t c) { return std::size_t{r >= 32 ? 0u : c >= 16 ? 1u : 2u}; },
+                          float32_products());
+  target.take_column_factors();
+  const OrderMap map = target.truth();
+  const RevealStats evidence = confirmation(target, map);
+  ASSERT_EQ(evidence.column_signatures.size(), 20u);
+  ASSERT_EQ(evidence.row_signatures.size(), 64u);
+  const Measured unpacked = together(target, map);
+  const Measured in_packs = packed(target, map, evidence);
+  expect_same(class_by_class(target, map), in_packs);
+  EXPECT_LT(in_packs.calls, unpacked.calls);
+}
+
+// Elements of one tree whose arithmetic differs (a merged class: the odd columns keep their sums in
+// float64) give other outputs for the same inputs. The packed calls never read a column whose
+// signature differs from the view's, so the fingerprint stays the view's (column 0). With
+// signatures that call every column alike, the same packing reads the odd columns too and the
+// fingerprint changes: the signatures are what keeps it.
+TEST(GridFingerprint, PackedCallsReadNoColumnThatComputedOtherwise) {
+  const std::size_t n = 33;
+  NumericTraits traits = float32_products();
+  traits.exact_arithmetic_model = false;  // the wide columns do not reproduce the tree's float32 sums
+  GridOracleTarget target({16, 32}, {random_binary_tree(n, 5)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          traits);
+  target.take_column_factors();
+  target.widen_arithmetic([](std::size_t, std::size_t c) { return c % 2 == 1; });
+  const OrderMap map = target.truth();
+  ASSERT_EQ(map.classes.size(), 1u);
+  // The confirmation's columns add 8 sets of right factors in turn: column c is compared with the
+  // columns c + 8, c + 16, ... that added the same, on the 8 inputs of the rows.
+  const RevealStats evidence = confirmation(target, map);
+  for (std::size_t c = 1; c < 32; ++c)
+    EXPECT_EQ(evidence.column_signatures[c] == evidence.column_signatures[0], c % 8 == 0) << "column " << c;
+  const Measured view = class_by_class(target, map);
+  const Measured in_packs = packed(target, map, evidence);
+  expect_same(view, in_packs);
+  EXPECT_LT(in_packs.calls, together(target, map).calls);
+
+  RevealStats forged = evidence;
+  std::fill(forged.column_signatures.begin(), forged.column_signatures.end(), evidence.column_signatures[0]);
+  EXPECT_NE(packed(target, map, forged).fingerprints[0].digest(), view.fingerprints[0].digest());
+}
+
+// The same for rows: rows 8-11 keep their sums in float64. A set row belongs on the row its view
+// puts it on (rows 0-7 here, for every set); when that row is taken it moves only to a row whose
+// signature is its own: one that added the same inputs (the confirmation gives row r input r mod
+// 8, and its columns 8 sets of right factors in turn) and gave the same bits. Rows 8-11 never
+// qualify; rows 16-63 do.
+TEST(GridFingerprint, PackedCallsMoveARowOnlyToARowThatComputedAlike) {
+  const std::size_t n = 33;
+  NumericTraits traits = float32_products();
+  traits.exact_arithmetic_model = false;
+  GridOracleTarget target({64, 16}, {random_binary_tree(n, 7)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          traits);
+  target.take_column_factors();
+  target.widen_arithmetic([](std::size_t r, std::size_t) { return r >= 8 && r < 12; });
+  const OrderMap map = target.truth();
+  const Measured view = class_by_class(target, map);
+
+  const RevealStats evidence = confirmation(target, map);
+  ASSERT_EQ(evidence.row_signatures.size(), 64u);
+  for (std::size_t r = 1; r < 64; ++r)
+    EXPECT_EQ(evidence.row_signatures[r] == evidence.row_signatures[0], r % 8 == 0 && r != 8) << "row " << r;
+  const Measured moved = packed(target, map, evidence);
+  expect_same(view, moved);
+  RevealStats rows_unknown = evidence;
+  rows_unknown.row_signatures.clear();
+  const Measured fixed = packed(target, map, rows_unknown);
+  expect_same(view, fixed);
+  EXPECT_LT(moved.calls, fixed.calls) << "rows moved, so fewer calls";
+
+  RevealStats forged = evidence;
+  std::fill(forged.row_signatures.begin(), forged.row_signatures.end(), evidence.row_signatures[0]);
+  EXPECT_NE(packed(target, map, forged).fingerprints[0].digest(), view.fingerprints[0].digest());
+}
+
+// Without evidence, or from a target whose columns share their right factors, every input is read
+// where the view reads it, as before.
+TEST(GridFingerprint, WithoutSignaturesOrTheCapabilityNothingIsPacked) {
+  const std::size_t n = 33;
+  GridOracleTarget shared({64, 16}, {random_binary_tree(n, 11)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          float32_products());
+  const OrderMap map = shared.truth();
+  const RevealStats shared_evidence = confirmation(shared, map);
+  EXPECT_TRUE(shared_evidence.row_signatures.empty()) << "every row added one input: no row is called alike";
+  EXPECT_EQ(packed(shared, map, shared_evidence).calls, together(shared, map).calls);
+  GridOracleTarget capable({64, 16}, {random_binary_tree(n, 11)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                           float32_products());
+  capable.take_column_factors();
+  EXPECT_EQ(packed(capable, map, RevealStats{}).calls, together(capable, map).calls);
+  EXPECT_LT(packed(capable, map, confirmation(capable, map)).calls, together(capable, map).calls);
 }
 
 // A target that fails while the classes' facts are measured (their threads wait for the call): the
