@@ -160,6 +160,45 @@ TEST_P(BlasKernelResults, EveryLineDependsOnItsOwnInputOnly) {
   }
 }
 
+// A GEMM's columns may each take right factors of their own (TargetInfo::column_right_factors, the
+// fingerprint's packed calls): element (r, c) gives the bits it gives in a call where every column
+// holds column c's factors. GEMV (one column) does not offer it.
+TEST_P(BlasKernelResults, EveryColumnWithRightFactorsOfItsOwnGivesWhatItGivesAlone) {
+  FPREV_OPEN_OR_SKIP(instance, GetParam(), 1);
+  const auto gemv = instance->make_target(resolved(*instance, {{"op", "gemv"}, {"m", "5"}, {"n", "7"}}));
+  EXPECT_FALSE(gemv->info().column_right_factors);
+  std::uint64_t seed = 7;
+  for (const char* dtype : {"float32", "float64"})
+    for (const char* trans : {"NN", "NT", "TN", "TT"})
+      for (const char* beta : {"0", "1"}) {
+        const Params p = {{"op", "gemm"}, {"m", "9"}, {"n", "5"}, {"k", "23"},
+                          {"trans", trans}, {"beta", beta}, {"dtype", dtype}};
+        const auto target = instance->make_target(resolved(*instance, p));
+        const TargetInfo& info = target->info();
+        ASSERT_TRUE(info.column_right_factors) << describe(p);
+        const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
+        const RandomInputs in = random_inputs(rows, n, seed++);
+        std::vector<double> column_b;
+        for (std::size_t c = 0; c < columns; ++c) {
+          const RandomInputs factors = random_inputs(0, n, seed++);
+          column_b.insert(column_b.end(), factors.b.begin(), factors.b.end());
+        }
+        ValueBatch packed;
+        packed.rows = rows;
+        packed.a = in.a;
+        packed.b = column_b;
+        std::vector<double> out(info.grid.size());
+        target->evaluate(packed, out);
+        for (std::size_t c = 0; c < columns; ++c) {
+          const auto alone = run_values(*target, rows, in.a,
+                                        std::span<const double>(column_b).subspan(c * n, n));
+          for (std::size_t r = 0; r < rows; ++r)
+            EXPECT_EQ(out[r * columns + c], alone[r][c]) << GetParam() << " " << describe(p) << " element (" << r
+                                                           << ", " << c << ")";
+        }
+      }
+}
+
 INSTANTIATE_TEST_SUITE_P(Libraries, BlasKernelResults,
                          ::testing::Values("openblas", "blis", "netlib"));
 

@@ -9,6 +9,8 @@
 #include <cmath>
 
 #include "blas_test_support.hpp"
+#include "fprev/confirm.hpp"
+#include "fprev/fingerprint.hpp"
 #include "fprev/order_map.hpp"
 #include "fprev/reveal.hpp"
 #include "fprev/sexpr.hpp"
@@ -172,6 +174,31 @@ TEST(BlasOrderMap, OpenBlasWholeTilesAreOneClass) {
     const auto target = openblas->make_target(resolved(*openblas, p));
     const RevealResult result = reveal(*target);
     EXPECT_TRUE(result.map.single_class()) << target->info().description << text(result.map);
+  }
+}
+
+// The fingerprint of a GEMM in packed calls (src/engine/fingerprint_packing.hpp): the digest and
+// facts the class's view gives, which every golden recorded, in as few calls as the grid's rows
+// allow (every input takes a row), with the evidence of a reveal (`update`) and of a confirmation
+// (`check`). sgemm 512^3 with the Sandybridge kernels: one class, 1248 inputs, 3 calls against 8.
+TEST(BlasOrderMap, PackedFingerprintsAreTheViewsInAsFewCallsAsTheRowsAllow) {
+  const auto openblas = testing::open_openblas_family("Sandybridge");
+  const auto target =
+      openblas->make_target(resolved(*openblas, {{"op", "gemm"}, {"m", "512"}, {"n", "512"}, {"k", "512"}}));
+  const RevealResult revealed = reveal(*target);
+  ASSERT_TRUE(revealed.map.single_class());
+  FingerprintStats view_stats;
+  const std::vector<Fingerprint> view = measure_map_fingerprints(*target, revealed.map, &view_stats);
+  const RevealStats confirmed = confirm(*target, revealed.map);
+  for (const RevealStats* evidence : {&revealed.stats, &confirmed}) {
+    FingerprintStats stats;
+    const std::vector<Fingerprint> packed = measure_map_fingerprints(*target, revealed.map, &stats, evidence);
+    ASSERT_EQ(packed.size(), 1u);
+    EXPECT_EQ(packed[0].digest(), view[0].digest());
+    EXPECT_EQ(packed[0].facts, view[0].facts);
+    EXPECT_EQ(stats.inputs, view_stats.inputs);
+    EXPECT_EQ(stats.target_calls, (stats.inputs + 511) / 512) << "evidence of the " << (evidence == &confirmed ? "confirmation" : "reveal");
+    EXPECT_LT(stats.target_calls, view_stats.target_calls);
   }
 }
 

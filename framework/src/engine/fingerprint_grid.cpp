@@ -92,64 +92,76 @@ struct ClassPlace {
   std::size_t column = 0;
 };
 
-// Every set row of every class at the row where the class's own measurement put it.
-std::vector<std::map<std::string, std::vector<double>>> measure_sets(
-    Target& target, const std::vector<ClassPlace>& places, const std::vector<FingerprintInputSet>& sets,
-    FingerprintStats& stats) {
-  constexpr std::size_t kFree = std::string::npos;
-  const std::size_t n = target.info().n;
-  // A call: the set it evaluates and the set row on each grid row (kFree: zeros).
-  struct Plan {
+// Every set row of every class at the row where the class's own measurement put it: the calls
+// (one set each), and where each set row is read.
+struct SetPlan {
+  static constexpr std::size_t kFree = std::string::npos;
+  struct Call {
     std::size_t set;
-    std::vector<std::size_t> on_row;
+    std::vector<std::size_t> on_row;  // the set row on each grid row (kFree: zeros)
   };
   struct Read {
-    std::size_t klass, set, set_row, plan, row;
+    std::size_t klass, set, set_row, call, row;
   };
-  std::vector<Plan> plans;
+  std::vector<Call> calls;
   std::vector<Read> reads;
-  std::vector<std::map<std::string, std::vector<double>>> outputs(places.size());
+};
+
+SetPlan plan_sets(const std::vector<ClassPlace>& places, const std::vector<FingerprintInputSet>& sets) {
+  constexpr std::size_t kFree = SetPlan::kFree;
+  SetPlan plan;
   for (std::size_t s = 0; s < sets.size(); ++s) {
     const FingerprintInputSet& set = sets[s];
-    const std::size_t first_plan = plans.size();
+    const std::size_t first_call = plan.calls.size();
     for (std::size_t k = 0; k < places.size(); ++k) {
       const std::vector<std::size_t>& rows = places[k].rows;
-      outputs[k][set.name].assign(set.rows, 0.0);
-      stats.inputs += set.rows;
       for (std::size_t first = 0; first < set.rows; first += rows.size()) {
         const std::size_t count = std::min(rows.size(), set.rows - first);
-        const auto fits = [&](const Plan& plan) {
+        const auto fits = [&](const SetPlan::Call& call) {
           for (std::size_t i = 0; i < count; ++i) {
             const std::size_t r = rows[i];
-            if (r < plan.on_row.size() && plan.on_row[r] != kFree && plan.on_row[r] != first + i) return false;
+            if (r < call.on_row.size() && call.on_row[r] != kFree && call.on_row[r] != first + i) return false;
           }
           return true;
         };
-        std::size_t chosen = first_plan;
-        while (chosen < plans.size() && !fits(plans[chosen])) ++chosen;
-        if (chosen == plans.size()) plans.push_back({s, {}});
-        Plan& plan = plans[chosen];
+        std::size_t chosen = first_call;
+        while (chosen < plan.calls.size() && !fits(plan.calls[chosen])) ++chosen;
+        if (chosen == plan.calls.size()) plan.calls.push_back({s, {}});
+        SetPlan::Call& call = plan.calls[chosen];
         for (std::size_t i = 0; i < count; ++i) {
           const std::size_t r = rows[i];
-          if (plan.on_row.size() <= r) plan.on_row.resize(r + 1, kFree);
-          plan.on_row[r] = first + i;
-          reads.push_back({k, s, first + i, chosen, r});
+          if (call.on_row.size() <= r) call.on_row.resize(r + 1, kFree);
+          call.on_row[r] = first + i;
+          plan.reads.push_back({k, s, first + i, chosen, r});
         }
       }
     }
   }
+  return plan;
+}
+
+std::vector<std::map<std::string, std::vector<double>>> measure_sets(
+    Target& target, const std::vector<ClassPlace>& places, const std::vector<FingerprintInputSet>& sets,
+    FingerprintStats& stats) {
+  const std::size_t n = target.info().n;
+  const SetPlan plan = plan_sets(places, sets);
+  std::vector<std::map<std::string, std::vector<double>>> outputs(places.size());
+  for (std::size_t k = 0; k < places.size(); ++k)
+    for (const FingerprintInputSet& set : sets) {
+      outputs[k][set.name].assign(set.rows, 0.0);
+      stats.inputs += set.rows;
+    }
   GridCalls calls(target, stats);
-  for (const Plan& plan : plans) {
-    const FingerprintInputSet& set = sets[plan.set];
-    const std::size_t call = calls.add(plan.on_row.size(), set.b);
-    for (std::size_t r = 0; r < plan.on_row.size(); ++r)
-      if (plan.on_row[r] != kFree)
-        std::copy_n(set.a.begin() + static_cast<std::ptrdiff_t>(plan.on_row[r] * n), n, calls.row(call, r).begin());
+  for (const SetPlan::Call& call : plan.calls) {
+    const FingerprintInputSet& set = sets[call.set];
+    const std::size_t at = calls.add(call.on_row.size(), set.b);
+    for (std::size_t r = 0; r < call.on_row.size(); ++r)
+      if (call.on_row[r] != SetPlan::kFree)
+        std::copy_n(set.a.begin() + static_cast<std::ptrdiff_t>(call.on_row[r] * n), n, calls.row(at, r).begin());
   }
   calls.run();
-  for (const Read& read : reads)
-    outputs[read.klass][sets[read.set].name][read.set_row] =
-        calls.output(read.plan, read.row, places[read.klass].column);
+  for (const SetPlan::Read& read : plan.reads)
+    outputs[read.klass][sets[read.set].name][read.set_row] = calls.output(read.call, read.row, places[read.klass].column);
   return outputs;
 }
 
@@ -162,6 +174,8 @@ class JointFacts {
   struct Riders {
     std::function<void(ColumnPacker&)> add;
     std::function<void(const ColumnPacker&)> read;
+    std::size_t view_calls = 0;                 // the calls they take in their views' own calls
+    std::function<void()> measure_in_views;     // takes those calls instead
   };
   JointFacts(Target& target, std::vector<ClassPlace> places, FingerprintStats& stats,
              const std::vector<PackingClass>* packing = nullptr, std::optional<Riders> first_round = std::nullopt)
@@ -252,14 +266,18 @@ class JointFacts {
   // The queued experiments of the waiting classes, grouped by right factors (class by class, in
   // queue order within a group); a group fills calls, each experiment on the next free row of its
   // class's rows.
-  void evaluate(const std::vector<std::size_t>& waiting) {
-    if (packing_ != nullptr) {
-      evaluate_packed(waiting);
-      return;
-    }
-    struct Item {
-      std::size_t klass, index;
-    };
+  struct Item {
+    std::size_t klass, index;
+  };
+  // The calls of the view's columns for a round: the experiments grouped by right factors (class by
+  // class, in queue order within a group), each call taking from every class as many as the class
+  // has rows not yet taken in that call.
+  struct ViewCall {
+    std::vector<double> b;                               // the group's right factors
+    std::vector<std::pair<Item, std::size_t>> placed;    // (experiment, row)
+    std::size_t rows = 0;
+  };
+  std::vector<ViewCall> plan_view_calls(const std::vector<std::size_t>& waiting) const {
     const TargetInfo& info = target_.info();
     const bool products = info.traits.summand != SummandKind::plain;
     const auto experiment = [&](const Item& item) -> const Experiment& {
@@ -271,12 +289,7 @@ class JointFacts {
     std::stable_sort(items.begin(), items.end(), [&](const Item& x, const Item& y) {
       return right_factors_less(experiment(x), experiment(y), products);
     });
-    struct Read {
-      Item item;
-      std::size_t call, row;
-    };
-    std::vector<Read> reads;
-    GridCalls calls(target_, stats_);
+    std::vector<ViewCall> calls;
     const std::size_t n = info.n;
     for (std::size_t begin = 0; begin < items.size();) {
       std::size_t end = begin + 1;
@@ -289,87 +302,84 @@ class JointFacts {
         b.assign(n, first.b_default);
         for (const LeafValue& v : first.b) b[v.leaf] = v.value;
       }
-      // Class by class, the group's experiments in order; each call takes from every class as
-      // many as the class has rows not yet taken in that call.
       std::vector<std::vector<Item>> of_class(members_.size());
       for (std::size_t i = begin; i < end; ++i) of_class[items[i].klass].push_back(items[i]);
       std::vector<std::size_t> next(members_.size(), 0);
       for (bool more = true; more;) {
         more = false;
-        std::vector<std::pair<Item, std::size_t>> placed;  // (item, row)
+        ViewCall call{b, {}, 0};
         std::vector<bool> taken(info.grid.rows, false);
-        std::size_t rows = 0;
         for (std::size_t k = 0; k < members_.size(); ++k) {
           for (std::size_t r : places_[k].rows) {
             if (next[k] == of_class[k].size()) break;
             if (taken[r]) continue;
             taken[r] = true;
-            placed.emplace_back(of_class[k][next[k]++], r);
-            rows = std::max(rows, r + 1);
+            call.placed.emplace_back(of_class[k][next[k]++], r);
+            call.rows = std::max(call.rows, r + 1);
           }
           more = more || next[k] < of_class[k].size();
         }
-        const std::size_t call = calls.add(rows, b);
-        for (const auto& [item, r] : placed) {
-          const std::span<double> a = calls.row(call, r);
-          for (const LeafValue& v : experiment(item).a) a[v.leaf] = v.value;
-          reads.push_back({item, call, r});
-          calls.count_input();
-        }
+        calls.push_back(std::move(call));
       }
       begin = end;
+    }
+    return calls;
+  }
+
+  void evaluate(const std::vector<std::size_t>& waiting) {
+    const std::vector<ViewCall> view_calls = plan_view_calls(waiting);
+    if (packing_ != nullptr) {
+      // Packed only where that takes fewer calls than the views' own (with the sets' in the first
+      // round); every input prefers the row its view's call gives it.
+      ColumnPacker packer(target_, *packing_, stats_);
+      std::size_t view_count = view_calls.size();
+      if (first_round_) {
+        first_round_->add(packer);
+        view_count += first_round_->view_calls;
+      }
+      std::vector<std::pair<Item, std::size_t>> packed;  // (experiment, packer index)
+      for (const ViewCall& call : view_calls) {
+        const std::size_t factors = packer.factors(call.b);
+        for (const auto& [item, row] : call.placed) {
+          const Experiment& e = members_[item.klass].lab->queued()[item.index];
+          packed.emplace_back(item, packer.add(item.klass, row, factors, [&e](std::span<double> a) {
+            for (const LeafValue& v : e.a) a[v.leaf] = v.value;
+          }));
+        }
+      }
+      if (packer.plan() < view_count) {
+        packer.run();
+        if (first_round_) {
+          first_round_->read(packer);
+          first_round_.reset();
+        }
+        for (const auto& [item, index] : packed) members_[item.klass].lab->set_output(item.index, packer.output(index));
+        return;
+      }
+      if (first_round_) {
+        first_round_->measure_in_views();
+        first_round_.reset();
+      }
+    }
+    GridCalls calls(target_, stats_);
+    struct Read {
+      Item item;
+      std::size_t call, row;
+    };
+    std::vector<Read> reads;
+    for (const ViewCall& view_call : view_calls) {
+      const std::size_t call = calls.add(view_call.rows, view_call.b);
+      for (const auto& [item, r] : view_call.placed) {
+        const std::span<double> a = calls.row(call, r);
+        for (const LeafValue& v : members_[item.klass].lab->queued()[item.index].a) a[v.leaf] = v.value;
+        reads.push_back({item, call, r});
+        calls.count_input();
+      }
     }
     calls.run();
     for (const Read& read : reads)
       members_[read.item.klass].lab->set_output(
           read.item.index, calls.output(read.call, read.row, places_[read.item.klass].column));
-  }
-
-  // The queued experiments of the waiting classes in packed calls: grouped by right factors as
-  // above (each group's factors as the group's first experiment gives them), each experiment on its
-  // row or a row alike, read in a column of its class that holds its group's factors.
-  void evaluate_packed(const std::vector<std::size_t>& waiting) {
-    struct Item {
-      std::size_t klass, index, packed = 0;
-    };
-    const TargetInfo& info = target_.info();
-    const auto experiment = [&](const Item& item) -> const Experiment& {
-      return members_[item.klass].lab->queued()[item.index];
-    };
-    std::vector<Item> items;
-    for (std::size_t k : waiting)
-      for (std::size_t i = 0; i < members_[k].lab->queued().size(); ++i) items.push_back({k, i});
-    std::stable_sort(items.begin(), items.end(), [&](const Item& x, const Item& y) {
-      return right_factors_less(experiment(x), experiment(y), true);
-    });
-    ColumnPacker packer(target_, *packing_, stats_);
-    if (first_round_) first_round_->add(packer);
-    for (std::size_t begin = 0; begin < items.size();) {
-      std::size_t end = begin + 1;
-      while (end < items.size() && !right_factors_less(experiment(items[begin]), experiment(items[end]), true)) ++end;
-      const Experiment& first = experiment(items[begin]);
-      std::vector<double> b(info.n, first.b_default);
-      for (const LeafValue& v : first.b) b[v.leaf] = v.value;
-      const std::size_t factors = packer.factors(std::move(b));
-      // The j-th experiment of a class in this group belongs on row R[j mod |R|], where the calls
-      // of the view's column put it; it moves only to a row alike (fingerprint_packing.hpp).
-      std::vector<std::size_t> of_class(members_.size(), 0);
-      for (std::size_t i = begin; i < end; ++i) {
-        const Experiment& e = experiment(items[i]);
-        const std::vector<std::size_t>& rows = places_[items[i].klass].rows;
-        const std::size_t row = rows[of_class[items[i].klass]++ % rows.size()];
-        items[i].packed = packer.add(items[i].klass, row, factors, [&e](std::span<double> a) {
-          for (const LeafValue& v : e.a) a[v.leaf] = v.value;
-        });
-      }
-      begin = end;
-    }
-    packer.run();
-    if (first_round_) {
-      first_round_->read(packer);
-      first_round_.reset();
-    }
-    for (const Item& item : items) members_[item.klass].lab->set_output(item.index, packer.output(item.packed));
   }
 
   Target& target_;
@@ -434,6 +444,7 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
     // no class queues an experiment): each set row on the row the view puts it on.
     sets_ride = JointFacts::Riders{
         [&](ColumnPacker& packer) {
+          set_inputs.clear();
           for (const FingerprintInputSet& set : sets) {
             const std::size_t factors = packer.factors(set.b);
             for (std::size_t k = 0; k < classes; ++k)
@@ -454,7 +465,9 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
               out.assign(set.rows, 0.0);
               for (std::size_t i = 0; i < set.rows; ++i) out[i] = packer.output(set_inputs[at++]);
             }
-        }};
+        },
+        plan_sets(places, sets).calls.size(),
+        [&] { set_outputs = measure_sets(target, places, sets, stats); }};
   }
 
   FingerprintStats per_class;  // the labs' own counters: unused, every call is counted in `stats`
@@ -470,11 +483,15 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
   std::vector<std::string> why_not(classes);
   JointFacts joint(target, places, stats, packing.empty() ? nullptr : &packing, sets_ride);
   joint.measure(labs, trees, facts, models, why_not);
-  if (joint.riders_waiting()) {
+  if (joint.riders_waiting()) {  // no class queued an experiment: the sets on their own
     ColumnPacker packer(target, packing, stats);
     sets_ride->add(packer);
-    packer.run();
-    sets_ride->read(packer);
+    if (packer.plan() < sets_ride->view_calls) {
+      packer.run();
+      sets_ride->read(packer);
+    } else {
+      sets_ride->measure_in_views();
+    }
   }
   for (std::size_t k = 0; k < classes; ++k) fingerprints[k].outputs = set_outputs[k];
   for (std::size_t k = 0; k < classes; ++k) {

@@ -102,13 +102,12 @@ bool ColumnPacker::place(Call& call, std::size_t i) {
   return true;
 }
 
-void ColumnPacker::run() {
-  const TargetInfo& info = target_.info();
-  const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
+std::size_t ColumnPacker::plan() {
   row_of_.assign(inputs_.size(), kFree);
   column_of_.assign(inputs_.size(), kFree);
   call_of_.assign(inputs_.size(), kFree);
-  std::vector<Call> calls;
+  std::vector<Call>& calls = planned_;
+  calls.clear();
   for (std::size_t i = 0; i < inputs_.size(); ++i) {
     std::size_t c = 0;
     while (c < calls.size() && !place(calls[c], i)) ++c;
@@ -119,6 +118,15 @@ void ColumnPacker::run() {
     }
     call_of_[i] = c;
   }
+  planned_once_ = true;
+  return calls.size();
+}
+
+void ColumnPacker::run() {
+  const TargetInfo& info = target_.info();
+  const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
+  if (!planned_once_) plan();
+  const std::vector<Call>& calls = planned_;
   // Materialise: rows of left factors (zero where free), every column's right factors (zero where
   // free: those outputs are not read).
   std::vector<std::vector<double>> a(calls.size()), b(calls.size());

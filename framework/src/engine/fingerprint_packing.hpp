@@ -60,7 +60,10 @@ class ColumnPacker {
   // there or on a free row of that row's group. Returns its index.
   std::size_t add(std::size_t klass, std::size_t row, std::size_t factors_id,
                   std::function<void(std::span<double>)> write);
-  // Places every queued input in as few calls as the rows allow and evaluates them in one run.
+  // Places every queued input (greedily, in queue order) and returns the calls that takes; no call
+  // is made. Nothing may be queued after it.
+  std::size_t plan();
+  // Evaluates the planned calls (plan() first where it was not called) in one run.
   void run();
   double output(std::size_t index) const { return outputs_.at(index); }
   std::size_t calls() const { return calls_made_; }
@@ -90,6 +93,8 @@ class ColumnPacker {
   std::vector<double> outputs_;
   std::vector<std::vector<bool>> readable_;  // per class: the columns it may be read in
   std::vector<std::size_t> call_of_, row_of_, column_of_;  // per input, once placed
+  std::vector<Call> planned_;
+  bool planned_once_ = false;
   std::size_t calls_made_ = 0;
 };
 
