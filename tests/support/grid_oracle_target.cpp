@@ -90,11 +90,11 @@ void GridOracleTarget::widen_arithmetic(std::function<bool(std::size_t, std::siz
 
 void GridOracleTarget::evaluate_elements(const ValueBatch& batch, std::span<double> outputs) {
   const std::size_t n = info_.n, rows = info_.grid.rows, columns = info_.grid.columns;
-  const bool per_column = batch.per_column_b(n);
+  const bool per_column = !batch.column_factors.empty();
   const std::size_t lines = batch.placement == Placement::rows ? rows : columns;
   if (outputs.size() != info_.grid.size() || batch.rows == 0 || batch.rows > lines ||
       (per_column && (!info_.column_right_factors || batch.placement != Placement::rows ||
-                      batch.b.size() != columns * n)))
+                      batch.column_factors.size() != columns)))
     throw std::logic_error("GridOracleTarget: a value call it cannot answer");
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < columns; ++c) {
@@ -107,7 +107,7 @@ void GridOracleTarget::evaluate_elements(const ValueBatch& batch, std::span<doub
       ValueBatch single;
       single.rows = 1;
       single.a = batch.a.subspan(line * n, n);
-      single.b = per_column ? batch.b.subspan(c * n, n) : batch.b;
+      single.b = per_column ? batch.b.subspan(batch.column_factors[c] * n, n) : batch.b;
       oracle.evaluate(single, std::span<double>(&out, 1));
     }
   ++value_calls;
@@ -115,7 +115,7 @@ void GridOracleTarget::evaluate_elements(const ValueBatch& batch, std::span<doub
 
 void GridOracleTarget::evaluate(const ValueBatch& batch, std::span<double> outputs) {
   const std::size_t n = info_.n;
-  if (wider_ || batch.per_column_b(n)) {
+  if (wider_ || !batch.column_factors.empty()) {
     evaluate_elements(batch, outputs);
     return;
   }

@@ -230,7 +230,7 @@ void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> output
   place(batch.offset, batch.leading_pad);
   if (batch.a.size() < count * leaves_ || (!batch.b.empty() && batch.b.size() < leaves_))
     throw TargetError(info_.description + ": value batch smaller than its rows x n");
-  if (batch.per_column_b(leaves_)) {
+  if (!batch.column_factors.empty()) {
     evaluate_column_factors(batch, outputs);
     return;
   }
@@ -257,16 +257,21 @@ void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> output
   read_outputs(outputs);
 }
 
-// Rows of op(A) from the inputs and every column of op(B) from its own factors
-// (TargetInfo::column_right_factors); with beta 1, element (r, c) starts from a[r][k] * b[c][k] of
-// the last leaf k, the old value of C.
+// Rows of op(A) from the inputs and every column of op(B) from the block of b it names
+// (TargetInfo::column_right_factors); with beta 1, element (r, c) starts from the product of the
+// last leaf k, the old value of C.
 template <class T>
 void MatrixTarget<T>::evaluate_column_factors(const ValueBatch& batch, std::span<double> outputs) {
   const std::size_t count = batch.rows;
-  if (!info_.column_right_factors || batch.placement != Placement::rows || batch.b.size() != columns_ * leaves_)
-    throw TargetError(info_.description + ": right factors for every column need a GEMM, rows placement and " +
-                      std::to_string(columns_) + " x " + std::to_string(leaves_) + " factors (got " +
-                      std::to_string(batch.b.size()) + ")");
+  const std::size_t blocks = batch.b.size() / leaves_;
+  const bool indices_fit = std::all_of(batch.column_factors.begin(), batch.column_factors.end(),
+                                       [&](std::uint32_t block) { return block < blocks; });
+  if (!info_.column_right_factors || batch.placement != Placement::rows || batch.column_factors.size() != columns_ ||
+      batch.b.size() % leaves_ != 0 || !indices_fit)
+    throw TargetError(info_.description + ": right factors for every column need a GEMM, rows placement, one "
+                      "block of b (" + std::to_string(leaves_) + " factors) named for each of the " +
+                      std::to_string(columns_) + " columns (got " + std::to_string(batch.column_factors.size()) +
+                      " names, " + std::to_string(batch.b.size()) + " factors)");
   for (std::size_t p = 0; p < count; ++p) {
     const double* a = batch.a.data() + p * leaves_;
     for (std::size_t l = 0; l < reduction_; ++l) staged(p)[l] = static_cast<T>(a[l]);
@@ -274,7 +279,7 @@ void MatrixTarget<T>::evaluate_column_factors(const ValueBatch& batch, std::span
   load(Placement::rows, count, T{1});
   b_constant_ = false;
   for (std::size_t column = 0; column < op_b_.lines; ++column) {
-    const double* b = batch.b.data() + column * leaves_;
+    const double* b = batch.b.data() + batch.column_factors[column] * leaves_;
     for (std::size_t l = 0; l < reduction_; ++l)
       op_b_.data[column * op_b_.line_stride + l * op_b_.element_stride] = static_cast<T>(b[l]);
   }
@@ -282,7 +287,9 @@ void MatrixTarget<T>::evaluate_column_factors(const ValueBatch& batch, std::span
     for (std::size_t c = 0; c < columns_; ++c)
       for (std::size_t r = 0; r < rows_; ++r)
         c_data_[r + c * ldc_] =
-            r < count ? static_cast<T>(batch.a[r * leaves_ + reduction_] * batch.b[c * leaves_ + reduction_]) : T{};
+            r < count ? static_cast<T>(batch.a[r * leaves_ + reduction_] *
+                                       batch.b[batch.column_factors[c] * leaves_ + reduction_])
+                      : T{};
   call_kernel();
   read_outputs(outputs);
 }

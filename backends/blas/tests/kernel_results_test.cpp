@@ -178,20 +178,24 @@ TEST_P(BlasKernelResults, EveryColumnWithRightFactorsOfItsOwnGivesWhatItGivesAlo
         ASSERT_TRUE(info.column_right_factors) << describe(p);
         const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
         const RandomInputs in = random_inputs(rows, n, seed++);
-        std::vector<double> column_b;
-        for (std::size_t c = 0; c < columns; ++c) {
+        // Three blocks of factors; column c names block (c * 2) mod 3.
+        std::vector<double> blocks;
+        for (std::size_t block = 0; block < 3; ++block) {
           const RandomInputs factors = random_inputs(0, n, seed++);
-          column_b.insert(column_b.end(), factors.b.begin(), factors.b.end());
+          blocks.insert(blocks.end(), factors.b.begin(), factors.b.end());
         }
+        std::vector<std::uint32_t> named(columns);
+        for (std::size_t c = 0; c < columns; ++c) named[c] = static_cast<std::uint32_t>((c * 2) % 3);
         ValueBatch packed;
         packed.rows = rows;
         packed.a = in.a;
-        packed.b = column_b;
+        packed.b = blocks;
+        packed.column_factors = named;
         std::vector<double> out(info.grid.size());
         target->evaluate(packed, out);
         for (std::size_t c = 0; c < columns; ++c) {
           const auto alone = run_values(*target, rows, in.a,
-                                        std::span<const double>(column_b).subspan(c * n, n));
+                                        std::span<const double>(blocks).subspan(named[c] * n, n));
           for (std::size_t r = 0; r < rows; ++r)
             EXPECT_EQ(out[r * columns + c], alone[r][c]) << GetParam() << " " << describe(p) << " element (" << r
                                                            << ", " << c << ")";

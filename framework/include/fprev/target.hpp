@@ -96,9 +96,9 @@ struct TargetInfo {
   // too (a GEMM or GEMV: the input goes into op(B) / x and op(A) holds the shared factors).
   bool columns_placement = false;
   // Grid targets with product summands whose every column may hold right factors of its own in a
-  // value call with Placement::rows (a GEMM: op(B) is a whole matrix): ValueBatch::b then holds n
-  // factors per column, and element (r, c) adds a[r][k] * b[c][k]. The fingerprint packs inputs
-  // with different right factors into one call this way (src/engine/fingerprint_grid.cpp).
+  // value call with Placement::rows (a GEMM: op(B) is a whole matrix): ValueBatch::column_factors
+  // then says which of b's blocks of n factors each column multiplies. The fingerprint packs inputs
+  // with different right factors into one call this way (src/engine/fingerprint_packing.hpp).
   bool column_right_factors = false;
   // Where the batches' offset (and leading_pad) are honoured (the alignment check,
   // fprev/alignment.hpp).
@@ -193,10 +193,13 @@ struct ProbeBatch {
 struct ValueBatch {
   std::size_t rows = 0;          // independent inputs in this call
   std::span<const double> a;     // rows x n, row-major
-  // n factors shared by all rows; empty for plain summands. With TargetInfo::column_right_factors
-  // and Placement::rows it may instead hold n factors for each column of the grid (columns x n,
-  // column c's at [c n, (c + 1) n)); targets without it never receive that.
+  // n factors shared by all rows; empty for plain summands. With column_factors, one or more
+  // blocks of n factors.
   std::span<const double> b;
+  // Only for grid targets with TargetInfo::column_right_factors and Placement::rows (others never
+  // receive it): per column c of the grid, the block of b its elements multiply, so element (r, c)
+  // adds a[r][k] * b[column_factors[c] * n + k]. Empty: every column multiplies b (n factors).
+  std::span<const std::uint32_t> column_factors{};
   // Grid targets: input p goes on row p or column p, as for probes.
   Placement placement = Placement::rows;
   // As for probes: the buffers' element offset from a 64-byte boundary, and the leading
@@ -206,12 +209,10 @@ struct ValueBatch {
   SummandValue leaf(std::size_t row, std::size_t n, std::size_t k) const {
     return {a[row * n + k], b.empty() ? 1.0 : b[k]};
   }
-  // Whether b holds factors per column (columns x n) rather than n shared ones.
-  bool per_column_b(std::size_t n) const { return b.size() > n; }
-  // The factors of element (row, column)'s leaf k, for either form of b.
+  // The factors of element (row, column)'s leaf k, with or without column_factors.
   SummandValue leaf_at(std::size_t row, std::size_t column, std::size_t n, std::size_t k) const {
     if (b.empty()) return {a[row * n + k], 1.0};
-    return {a[row * n + k], per_column_b(n) ? b[column * n + k] : b[k]};
+    return {a[row * n + k], column_factors.empty() ? b[k] : b[column_factors[column] * n + k]};
   }
 };
 

@@ -16,6 +16,7 @@ struct ValueRecord {
   std::size_t distinct = 0;  // distinct random inputs among them
   std::size_t runs = 0;      // back-to-back runs compared when it was recorded
   std::vector<double> a, b;
+  std::vector<std::uint32_t> column_factors;  // ValueBatch::column_factors (grid records); empty: b for all
   std::vector<double> outputs;
 };
 
@@ -36,7 +37,8 @@ struct SimulatedRecord {
   RandomInputs simulation;
   std::size_t count = 0;
   // Targets whose columns take right factors of their own (TargetInfo::column_right_factors):
-  // column c adds the right factors column_b[c mod q] (q x n, q = min(count, columns) >= 2), so that
+  // column c adds the right factors column_b[c mod q] (q x n, q = min(count, columns) >= 2, the
+  // record's b with column_factors c mod q), so that
   // each row is compared with the rows of its input on q inputs, and each column with the columns
   // of its factors on `count` (RevealStats::row_signatures, column_signatures). Empty otherwise:
   // every column adds simulation.b.

@@ -88,7 +88,7 @@ namespace {
 
 std::vector<double> evaluate_record(ProbeSession& session, const ValueRecord& record) {
   if (!session.info().is_grid()) return session.evaluate_values(record.inputs, record.a, record.b);
-  return session.evaluate_value_grid(Placement::rows, record.inputs, record.a, record.b);
+  return session.evaluate_value_grid(Placement::rows, record.inputs, record.a, record.b, record.column_factors);
 }
 
 // "random input #2" or "random input #2 at output element (10, 3)".
@@ -141,10 +141,9 @@ SimulatedRecord grid_simulation_record(ProbeSession& session, const RevealOption
       const RandomInputs more = make_random_inputs(info, 1, options.seed ^ 0x51a1 ^ (0x9e3779b9ull * q), 12);
       out.column_b.insert(out.column_b.end(), more.b.begin(), more.b.end());
     }
-    record.b.resize(columns * n);
-    for (std::size_t c = 0; c < columns; ++c)
-      std::copy_n(out.column_b.begin() + static_cast<std::ptrdiff_t>((c % factor_sets) * n), n,
-                  record.b.begin() + static_cast<std::ptrdiff_t>(c * n));
+    record.b = out.column_b;
+    record.column_factors.resize(columns);
+    for (std::size_t c = 0; c < columns; ++c) record.column_factors[c] = static_cast<std::uint32_t>(c % factor_sets);
   }
   record.a.resize(lines * n);
   for (std::size_t r = 0; r < lines; ++r)

@@ -347,7 +347,8 @@ class JointFacts {
           }));
         }
       }
-      if (packer.plan() < view_count) {
+      const std::size_t planned = packer.plan();
+      if (planned < view_count) {
         packer.run();
         if (first_round_) {
           first_round_->read(packer);

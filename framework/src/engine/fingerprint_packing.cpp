@@ -16,9 +16,17 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
   if (column_signatures.size() != columns) return {};
   // Without row signatures every row is a group of its own: inputs stay on their rows.
   const bool rows_compared = row_signatures.size() == map.grid.rows;
+  // The class of every element (row-major), from the regions: one walk, not a search per element.
+  std::vector<std::uint32_t> element_class(map.grid.size(), 0);
+  for (std::size_t k = 0; k < map.classes.size(); ++k)
+    for (const Region& region : map.classes[k].regions)
+      for (const IndexRange& rows : region.rows)
+        for (std::size_t r = rows.first; r <= rows.last && r < map.grid.rows; ++r)
+          for (const IndexRange& cols : region.columns)
+            for (std::size_t c = cols.first; c <= cols.last && c < columns; ++c)
+              element_class[r * columns + c] = static_cast<std::uint32_t>(k);
   std::vector<PackingClass> classes(map.classes.size());
   for (std::size_t k = 0; k < map.classes.size(); ++k) {
-    const OrderClass& order_class = map.classes[k];
     PackingClass& place = classes[k];
     place.rows = view_rows[k];
     place.group_of.assign(map.grid.rows, 0);
@@ -33,7 +41,7 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
     for (std::size_t c = 0; c < columns; ++c) {
       if (c == view_columns[k] || column_signatures[c] != column_signatures[view_columns[k]]) continue;
       const bool holds_every_row = std::all_of(place.rows.begin(), place.rows.end(),
-                                               [&](std::size_t r) { return order_class.contains(r, c); });
+                                               [&](std::size_t r) { return element_class[r * columns + c] == k; });
       if (holds_every_row) place.columns.push_back(c);
     }
   }
@@ -62,8 +70,10 @@ std::size_t ColumnPacker::add(std::size_t klass, std::size_t row, std::size_t fa
 
 ColumnPacker::Call ColumnPacker::new_call() const {
   const OutputGrid& grid = target_.info().grid;
-  return {std::vector<std::size_t>(grid.rows, kFree), std::vector<std::size_t>(grid.columns, kFree),
-          std::vector<std::size_t>(classes_.size(), 0)};
+  Call call{std::vector<std::size_t>(grid.rows, kFree), std::vector<std::size_t>(grid.columns, kFree),
+            std::vector<std::size_t>(classes_.size(), 0), std::vector<std::vector<std::size_t>>(factors_.size()), {}};
+  for (const PackingClass& klass : classes_) call.next_in_group.emplace_back(klass.groups.size(), 0);
+  return call;
 }
 
 bool ColumnPacker::place(Call& call, std::size_t i) {
@@ -74,18 +84,18 @@ bool ColumnPacker::place(Call& call, std::size_t i) {
   if (call.on_row[input.row] == kFree) {
     row = input.row;
   } else {
-    for (std::size_t r : klass.groups[klass.group_of[input.row]])
-      if (call.on_row[r] == kFree) {
-        row = r;
-        break;
-      }
+    const std::size_t group = klass.group_of[input.row];
+    const std::vector<std::size_t>& rows = klass.groups[group];
+    std::size_t& next = call.next_in_group[input.klass][group];
+    while (next < rows.size() && call.on_row[rows[next]] != kFree) ++next;
+    if (next < rows.size()) row = rows[next];
   }
   if (row == kFree) return false;
   // The column: one of the class's that already holds these factors, else its next free one (the
   // view's column first).
   std::size_t column = kFree;
-  for (std::size_t c : klass.columns)
-    if (call.column_factors[c] == input.factors) {
+  for (std::size_t c : call.columns_of[input.factors])
+    if (readable_[input.klass][c]) {
       column = c;
       break;
     }
@@ -95,6 +105,7 @@ bool ColumnPacker::place(Call& call, std::size_t i) {
     if (next == klass.columns.size()) return false;
     column = klass.columns[next];
     call.column_factors[column] = input.factors;
+    call.columns_of[input.factors].push_back(column);
   }
   call.on_row[row] = i;
   row_of_[i] = row;
@@ -130,26 +141,37 @@ void ColumnPacker::run() {
   // Materialise: rows of left factors (zero where free), every column's right factors (zero where
   // free: those outputs are not read).
   std::vector<std::vector<double>> a(calls.size()), b(calls.size());
+  std::vector<std::vector<std::uint32_t>> named(calls.size());
   std::vector<ValueBatch> batches(calls.size());
   for (std::size_t c = 0; c < calls.size(); ++c) {
     std::size_t used_rows = 0;
     for (std::size_t r = 0; r < rows; ++r)
       if (calls[c].on_row[r] != kFree) used_rows = r + 1;
     a[c].assign(used_rows * n, 0.0);
-    b[c].assign(columns * n, 0.0);
+
     for (std::size_t r = 0; r < used_rows; ++r) {
       const std::size_t i = calls[c].on_row[r];
       if (i == kFree) continue;
       inputs_[i].write(std::span<double>(a[c]).subspan(r * n, n));
       ++stats_.inputs;
     }
-    for (std::size_t column = 0; column < columns; ++column)
-      if (calls[c].column_factors[column] != kFree)
-        std::copy(factors_[calls[c].column_factors[column]].begin(), factors_[calls[c].column_factors[column]].end(),
-                  b[c].begin() + static_cast<std::ptrdiff_t>(column * n));
+    // b: the call's factors, a block each in the order the columns first name them; a free column
+    // names the first block (its outputs are not read).
+    std::vector<std::uint32_t> block_of(factors_.size(), 0xffffffffu);
+    named[c].assign(columns, 0);
+    for (std::size_t column = 0; column < columns; ++column) {
+      const std::size_t id = calls[c].column_factors[column];
+      if (id == kFree) continue;
+      if (block_of[id] == 0xffffffffu) {
+        block_of[id] = static_cast<std::uint32_t>(b[c].size() / n);
+        b[c].insert(b[c].end(), factors_[id].begin(), factors_[id].end());
+      }
+      named[c][column] = block_of[id];
+    }
     batches[c].rows = used_rows;
     batches[c].a = a[c];
     batches[c].b = b[c];
+    batches[c].column_factors = named[c];
     batches[c].placement = Placement::rows;
   }
   std::vector<double> grid_outputs(calls.size() * info.grid.size(), 0.0);

@@ -79,6 +79,8 @@ class ColumnPacker {
     std::vector<std::size_t> on_row;         // input index per row, kFree where none
     std::vector<std::size_t> column_factors;  // factors id per column, kFree where none
     std::vector<std::size_t> next_column;     // per class: where its search for a free column resumes
+    std::vector<std::vector<std::size_t>> columns_of;  // per factors id: the columns holding them
+    std::vector<std::vector<std::size_t>> next_in_group;  // per class and group: every row before it is taken
   };
   static constexpr std::size_t kFree = static_cast<std::size_t>(-1);
   Call new_call() const;

@@ -441,8 +441,8 @@ std::vector<double> ProbeSession::evaluate_values(std::size_t rows, std::span<co
 }
 
 std::vector<double> ProbeSession::evaluate_value_grid(Placement placement, std::size_t inputs,
-                                                      std::span<const double> a,
-                                                      std::span<const double> b) {
+                                                      std::span<const double> a, std::span<const double> b,
+                                                      std::span<const std::uint32_t> column_factors) {
   if (inputs == 0 || inputs > lines(placement))
     fail(Finding::inconsistent_structure, "internal: a grid call with " + std::to_string(inputs) +
                                               " random inputs on " +
@@ -451,6 +451,7 @@ std::vector<double> ProbeSession::evaluate_value_grid(Placement placement, std::
   values.rows = inputs;
   values.a = a.subspan(0, inputs * info_.n);
   values.b = b;
+  values.column_factors = column_factors;
   values.placement = placement;
   std::vector<double> outputs(info_.grid.size());
   call_values(std::span<const ValueBatch>(&values, 1), outputs);

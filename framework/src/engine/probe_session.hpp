@@ -79,9 +79,10 @@ class ProbeSession {
   std::vector<double> evaluate_values(std::size_t rows, std::span<const double> a,
                                       std::span<const double> b);
   // Grid targets: one call with input p on row (or column) p, inputs <= the lines of the grid;
-  // returns the whole grid, row-major.
+  // returns the whole grid, row-major. `column_factors`: ValueBatch::column_factors.
   std::vector<double> evaluate_value_grid(Placement placement, std::size_t inputs,
-                                          std::span<const double> a, std::span<const double> b);
+                                          std::span<const double> a, std::span<const double> b,
+                                          std::span<const std::uint32_t> column_factors = {});
 
   // Lines (rows or columns) of the grid for `placement`.
   std::size_t lines(Placement placement) const {

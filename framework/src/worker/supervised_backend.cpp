@@ -245,11 +245,16 @@ class SupervisedTarget final : public Target {
       }
     }
     if (outputs.size() != output_count) throw TargetError("internal: outputs of another size than the calls'");
+    // Optional: the blocks of b every column names (ValueBatch::column_factors).
+    std::size_t named_count = 0;
+    for (const ValueBatch& call : calls) named_count += call.column_factors.size();
     Layout layout;
     const std::size_t at_calls = layout.add<std::uint64_t>(4 * calls.size());
     const std::size_t at_a = layout.add<double>(a_count);
     const std::size_t at_b = layout.add<double>(b_count);
     const std::size_t at_outputs = layout.add<double>(output_count);
+    const std::size_t at_column_calls = named_count > 0 ? layout.add<std::uint64_t>(2 * calls.size()) : 0;
+    const std::size_t at_named = named_count > 0 ? layout.add<std::uint32_t>(named_count) : 0;
     SharedMemory& shm = worker_->shared_memory();
     shm.reserve(layout.bytes());
     std::vector<std::size_t> b_begin(distinct_b.size());
@@ -275,10 +280,24 @@ class SupervisedTarget final : public Target {
       call_table[4 * c + 3] = call.b.size();
       a_at += count;
     }
-    const Json sections = {{"calls", {at_calls, 4 * calls.size()}},
-                           {"a", {at_a, a_count}},
-                           {"b", {at_b, b_count}},
-                           {"outputs", {at_outputs, output_count}}};
+    Json sections = {{"calls", {at_calls, 4 * calls.size()}},
+                     {"a", {at_a, a_count}},
+                     {"b", {at_b, b_count}},
+                     {"outputs", {at_outputs, output_count}}};
+    if (named_count > 0) {
+      auto* column_calls = shm.at<std::uint64_t>(at_column_calls);
+      std::size_t named_at = 0;
+      for (std::size_t c = 0; c < calls.size(); ++c) {
+        const std::span<const std::uint32_t> named = calls[c].column_factors;
+        column_calls[2 * c] = named_at;
+        column_calls[2 * c + 1] = named.size();
+        if (!named.empty())
+          std::memcpy(shm.at<std::uint32_t>(at_named) + named_at, named.data(), named.size() * sizeof(std::uint32_t));
+        named_at += named.size();
+      }
+      sections["column_calls"] = {at_column_calls, 2 * calls.size()};
+      sections["column_factors"] = {at_named, named_count};
+    }
     std::size_t rows = 0;
     for (const ValueBatch& call : calls) rows += call.rows;
     const std::string what = (calls.size() == 1 ? "a call" : "a run of " + std::to_string(calls.size()) + " calls") +

@@ -235,6 +235,15 @@ class Server {
     const auto b = section<const double>(sections, "b");
     const auto outputs = section<double>(sections, "outputs");
     if (call_table.size() % 4 != 0) throw ProtocolError("malformed value sections");
+    // Optional: the blocks of b every column names (ValueBatch::column_factors).
+    std::span<const std::uint64_t> column_calls;
+    std::span<const std::uint32_t> named;
+    if (sections.contains("column_factors")) {
+      if (!t.info().column_right_factors) throw ProtocolError("column factors for a target that does not take them");
+      column_calls = section<const std::uint64_t>(sections, "column_calls");
+      named = section<const std::uint32_t>(sections, "column_factors");
+      if (column_calls.size() != call_table.size() / 2) throw ProtocolError("malformed column-factor sections");
+    }
     value_calls_.clear();
     std::size_t total_outputs = 0;
     const std::size_t n = t.info().n;
@@ -247,6 +256,12 @@ class Server {
       call.rows = rows;
       call.a = a.subspan(a_begin, rows * n);
       call.b = b.subspan(b_begin, b_count);
+      if (!column_calls.empty()) {
+        const std::uint64_t named_begin = column_calls[2 * c], named_count = column_calls[2 * c + 1];
+        if (named_begin > named.size() || named_count > named.size() - named_begin)
+          throw ProtocolError("column factors outside their section");
+        call.column_factors = named.subspan(named_begin, named_count);
+      }
       call.placement = placement_of(request);
       call.offset = request.value("offset", std::size_t{0});
       call.leading_pad = request.value("leading_pad", std::size_t{0});
