@@ -38,11 +38,13 @@ Measured class_by_class(GridOracleTarget& target, const OrderMap& map) {
   return m;
 }
 
-Measured together(GridOracleTarget& target, const OrderMap& map) {
+// All classes in shared calls; with `evidence` (the stats of a reveal or confirmation), packed where
+// the target's columns take right factors of their own.
+Measured together(GridOracleTarget& target, const OrderMap& map, const RevealStats* evidence = nullptr) {
   Measured m;
   FingerprintStats stats;
   const std::size_t before = target.calls();
-  m.fingerprints = measure_map_fingerprints(target, map, &stats);
+  m.fingerprints = measure_map_fingerprints(target, map, &stats, evidence);
   m.calls = stats.target_calls;
   EXPECT_EQ(m.calls, target.calls() - before) << "every call the target received is counted";
   return m;
@@ -57,14 +59,19 @@ void expect_same(const Measured& a, const Measured& b) {
   }
 }
 
-// Three classes: the last rows (an edge kernel), the last columns of the other rows, and the rest,
-// each class with another tree; the first class's rows do not start at row 0.
-TEST(GridFingerprint, ClassesMeasuredTogetherGiveTheFingerprintsOfEachClassAlone) {
+// Three classes: the rows from `edge_row` on (an edge kernel), the columns from `edge_column` on of
+// the other rows, and the rest, each class with another tree of 40 leaves; the first class's rows
+// do not start at row 0.
+GridOracleTarget three_classes(OutputGrid grid, std::size_t edge_row, std::size_t edge_column) {
   const std::size_t n = 40;
-  const std::vector<Tree> trees = {left_deep_tree(n), balanced_tree(n), random_binary_tree(n, 3)};
-  GridOracleTarget target({24, 10}, trees,
-                          [](std::size_t r, std::size_t c) { return std::size_t{r >= 20 ? 0u : c >= 8 ? 1u : 2u}; },
-                          float32_products());
+  return GridOracleTarget(
+      grid, {left_deep_tree(n), balanced_tree(n), random_binary_tree(n, 3)},
+      [=](std::size_t r, std::size_t c) { return std::size_t{r >= edge_row ? 0u : c >= edge_column ? 1u : 2u}; },
+      float32_products());
+}
+
+TEST(GridFingerprint, ClassesMeasuredTogetherGiveTheFingerprintsOfEachClassAlone) {
+  GridOracleTarget target = three_classes({24, 10}, 20, 8);
   const OrderMap map = target.truth();
   ASSERT_EQ(map.classes.size(), 3u);
   const Measured alone = class_by_class(target, map);
@@ -117,24 +124,14 @@ TEST(GridFingerprint, ClassesWhoseRowsDisagreeGetCallsOfTheirOwn) {
 RevealStats confirmation(GridOracleTarget& target, const OrderMap& map) { return confirm(target, map, RevealOptions{}); }
 
 Measured packed(GridOracleTarget& target, const OrderMap& map, const RevealStats& evidence) {
-  Measured m;
-  FingerprintStats stats;
-  const std::size_t before = target.calls();
-  m.fingerprints = measure_map_fingerprints(target, map, &stats, &evidence);
-  m.calls = stats.target_calls;
-  EXPECT_EQ(m.calls, target.calls() - before) << "every call the target received is counted";
-  return m;
+  return together(target, map, &evidence);
 }
 
 // Inputs of different right factors share calls, each read where an element computes as the one
 // its class's view reads: the fingerprints are the views' own, in fewer calls than with one set of
 // right factors a call.
 TEST(GridFingerprint, PackedCallsGiveEachClassTheFingerprintOfItsViewInFewerCalls) {
-  const std::size_t n = 40;
-  const std::vector<Tree> trees = {left_deep_tree(n), balanced_tree(n), random_binary_tree(n, 3)};
-  GridOracleTarget target({64, 20}, trees,
-                          [](std::size_t r, std::size_t c) { return std::size_t{r >= 32 ? 0u : c >= 16 ? 1u : 2u}; },
-                          float32_products());
+  GridOracleTarget target = three_classes({64, 20}, 32, 16);
   target.take_column_factors();
   const OrderMap map = target.truth();
   const RevealStats evidence = confirmation(target, map);
