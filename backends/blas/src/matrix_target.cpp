@@ -230,6 +230,10 @@ void MatrixTarget<T>::evaluate(const ValueBatch& batch, std::span<double> output
   place(batch.offset, batch.leading_pad);
   if (batch.a.size() < count * leaves_ || (!batch.b.empty() && batch.b.size() < leaves_))
     throw TargetError(info_.description + ": value batch smaller than its rows x n");
+  // Several blocks of factors without a name for each column: a caller (or a transport) lost them.
+  if (batch.column_factors.empty() && batch.b.size() > leaves_)
+    throw TargetError(info_.description + ": " + std::to_string(batch.b.size()) + " right factors for " +
+                      std::to_string(leaves_) + " leaves and no column naming its block");
   if (!batch.column_factors.empty()) {
     evaluate_column_factors(batch, outputs);
     return;

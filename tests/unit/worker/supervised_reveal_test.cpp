@@ -72,6 +72,39 @@ TEST_F(SupervisedReveal, GridTargetsGiveTheSameOrderMap) {
                      {{"op", "gemm"}, {"dtype", "float16"}, {"m", "16"}, {"n", "8"}, {"k", "40"}});
 }
 
+// The fingerprint's packed calls name a block of b for every column (ValueBatch::column_factors,
+// the worker protocol's column_calls and column_factors sections): through the worker they give
+// the in-process fingerprints, in the same calls, fewer than unpacked.
+TEST_F(SupervisedReveal, PackedFingerprintCallsGiveTheInProcessFingerprints) {
+  const Params settings = {{"library", "openblas"}};
+  std::unique_ptr<BackendInstance> local;
+  try {
+    local = in_process("blas").open(settings);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no OpenBLAS here: " << e.what();
+  }
+  const auto proxy_backend = supervised("blas");
+  const auto remote = proxy_backend->open(settings);
+  const Params resolved =
+      resolve_params(local->case_params(), {{"op", "gemm"}, {"m", "64"}, {"n", "32"}, {"k", "33"}}, "test");
+  auto local_target = local->make_target(resolved);
+  auto remote_target = remote->make_target(resolved);
+  ASSERT_TRUE(remote_target->info().column_right_factors) << "the capability crosses the protocol";
+  const RevealResult mine = reveal(*local_target);
+  const RevealResult theirs = reveal(*remote_target);
+  FingerprintStats local_stats, remote_stats, unpacked_stats;
+  const auto f1 = measure_map_fingerprints(*local_target, mine.map, &local_stats, &mine.stats);
+  const auto f2 = measure_map_fingerprints(*remote_target, theirs.map, &remote_stats, &theirs.stats);
+  measure_map_fingerprints(*remote_target, theirs.map, &unpacked_stats);
+  ASSERT_EQ(f1.size(), f2.size());
+  for (std::size_t k = 0; k < f1.size(); ++k) {
+    EXPECT_EQ(f1[k].digest(), f2[k].digest());
+    EXPECT_EQ(f1[k].facts, f2[k].facts);
+  }
+  EXPECT_EQ(local_stats.target_calls, remote_stats.target_calls);
+  EXPECT_LT(remote_stats.target_calls, unpacked_stats.target_calls);
+}
+
 TEST_F(SupervisedReveal, ReplyErrorsComeBackAsTheFrameworksExceptions) {
   const auto backend = supervised("reference");
   const auto instance = backend->open({});
