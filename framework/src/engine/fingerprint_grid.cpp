@@ -338,8 +338,11 @@ class JointFacts {
         view_count += first_round_->view_calls;
       }
       std::vector<std::pair<Item, std::size_t>> packed;  // (experiment, packer index)
-      for (const ViewCall& call : view_calls) {
-        const std::size_t factors = packer.factors(call.b);
+      std::size_t factors = 0;
+      for (std::size_t c = 0; c < view_calls.size(); ++c) {
+        const ViewCall& call = view_calls[c];
+        // The calls of one group hold the same factors: one block, one column per packed call.
+        if (c == 0 || call.b != view_calls[c - 1].b) factors = packer.factors(call.b);
         for (const auto& [item, row] : call.placed) {
           const Experiment& e = members_[item.klass].lab->queued()[item.index];
           packed.emplace_back(item, packer.add(item.klass, row, factors, [&e](std::span<double> a) {
