@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fprev/fingerprint.hpp"
 #include "fprev/python/python_backend.hpp"
+#include "fprev/reveal.hpp"
 #include "fprev/python/python_case.hpp"
 
 namespace fprev::python {
@@ -123,6 +125,31 @@ TEST_F(SimulatedHost, KernelFamilyTheCpuCannotRunIsASkip) {
   const BackendUnavailable e = refusal({{"blas_kernel", "Sandybridge"}, {"python", "/nonexistent/python"}});
   EXPECT_EQ(e.reason(), Unavailability::host_cannot_run);
   EXPECT_NE(std::string(e.what()).find("avx"), std::string::npos) << e.what();
+}
+
+// A GEMM's columns take right factors of their own through the worker (the info's
+// column_right_factors, the values request's column_calls and column_factors sections): the
+// fingerprint in packed calls is the one measured a set of right factors a call, in fewer calls.
+TEST(PythonBackend, PackedFingerprintCallsGiveTheUnpackedFingerprint) {
+  std::unique_ptr<BackendInstance> numpy;
+  try {
+    numpy = make_backend()->open({{"library", "numpy"}});
+  } catch (const BackendUnavailable& e) {
+    GTEST_SKIP() << "NumPy is not usable here: " << e.what();
+  }
+  const auto target = numpy->make_target(
+      resolve_params(numpy->case_params(), {{"op", "gemm"}, {"m", "128"}, {"n", "128"}, {"k", "64"}}, "test"));
+  ASSERT_TRUE(target->info().column_right_factors);
+  const RevealResult revealed = reveal(*target);
+  FingerprintStats packed_stats, unpacked_stats;
+  const auto packed = measure_map_fingerprints(*target, revealed.map, &packed_stats, &revealed.stats);
+  const auto unpacked = measure_map_fingerprints(*target, revealed.map, &unpacked_stats);
+  ASSERT_EQ(packed.size(), unpacked.size());
+  for (std::size_t k = 0; k < packed.size(); ++k) {
+    EXPECT_EQ(packed[k].digest(), unpacked[k].digest());
+    EXPECT_EQ(packed[k].facts, unpacked[k].facts);
+  }
+  EXPECT_LT(packed_stats.target_calls, unpacked_stats.target_calls);
 }
 
 TEST(PythonBackend, NamedInterpreterThatDoesNotExistIsAFailure) {

@@ -491,6 +491,8 @@ class Target:
         self.info = {"description": description, "n": self.n, "traits": traits, "max_batch": self.batch,
                      "grid": {"rows": self.grid[0], "columns": self.grid[1]},
                      "columns_placement": self.grid != (1, 1),
+                     # op(B) of a GEMM is a whole matrix: each column may multiply factors of its own
+                     "column_right_factors": self.op == "gemm" and self.columns > 1,
                      "alignment": "honours_offsets" if self.honours_offsets else "not_applicable",
                      # a matrix's leading dimension grows by leading_pad (its rows start elsewhere)
                      "leading_dimensions": self.honours_offsets and self.op in ("gemv", "gemm")}
@@ -708,15 +710,34 @@ class Target:
         a = shm.section(np, sections, "a", "<f8")
         b = shm.section(np, sections, "b", "<f8")
         outputs = shm.section(np, sections, "outputs", "<f8")
+        # Optional (a GEMM's info says column_right_factors): per call, the block of b each column
+        # multiplies (ValueBatch::column_factors).
+        column_calls = column_names = None
+        if "column_factors" in sections:
+            if not self.info.get("column_right_factors"):
+                raise Failure("internal", "column factors for a target that does not take them")
+            column_calls = shm.section(np, sections, "column_calls", "<u8").reshape(-1, 2).tolist()
+            column_names = shm.section(np, sections, "column_factors", "<u4")
+            if len(column_calls) != len(calls):
+                raise Failure("internal", "malformed column-factor sections")
         n, out_at, done = self.n, 0, 0
         try:
-            for rows, a_begin, b_begin, b_count in calls.tolist():
+            for call, (rows, a_begin, b_begin, b_count) in enumerate(calls.tolist()):
                 inputs = a[a_begin:a_begin + rows * n].reshape(rows, n)
                 factors = b[b_begin:b_begin + b_count] if b_count else None
+                named = None
+                if column_calls is not None and column_calls[call][1]:
+                    begin, count = column_calls[call]
+                    named = column_names[begin:begin + count]
+                    if placement != "rows" or count != self.columns or factors is None or b_count % n or \
+                            int(named.max()) >= b_count // n:
+                        raise Failure("internal", "column factors that do not fit the call")
                 if self.op in ("gemv", "gemm"):
                     self.shared_value = None
                     other = self.op_b if placement == "rows" else self.op_a
-                    if factors is None:
+                    if named is not None:
+                        other[...] = factors.reshape(-1, n)[named.astype(np.int64)].T
+                    elif factors is None:
                         other[...] = 1
                     elif placement == "rows":
                         other[...] = factors[:n, None]
