@@ -94,6 +94,11 @@ void check_unchanged(ProbeSession& session, const ValueRecord& record);
 void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                 std::size_t probe_count, bool all_from_first, RevealStats& stats);
 
+// The class of every element of a map's grid, row-major, from the regions (one walk over the grid,
+// not a search per element). A map whose regions do not partition its grid fails
+// (verification_failed).
+std::vector<std::uint32_t> classes_of_elements(const OrderMap& map);
+
 // Grid targets: bitwise simulation of random inputs, every element against its class's tree
 // (`element_class` row-major, trees by class id): a mismatch is a note for targets without an exact
 // arithmetic model, a failure otherwise. On outputs already measured: `input_count` rows of

@@ -324,29 +324,6 @@ void measure_grid_proof(ProbeSession& session, const OrderMap& map,
   run_grid_calls(session, map, Placement::columns, q.columns, class_pairs, element_class, lca, stats);
 }
 
-// The class of every element, row-major, from the regions (a walk over the grid, not a search per
-// element). A map that does not partition its grid fails.
-std::vector<std::uint32_t> classes_of_elements(const OrderMap& map) {
-  constexpr std::uint32_t kNone = 0xffffffffu;
-  const std::size_t C = map.grid.columns;
-  std::vector<std::uint32_t> element_class(map.grid.size(), kNone);
-  const auto malformed = [] {
-    fail(Finding::verification_failed, "the order map does not partition its grid", {}, std::nullopt,
-         "a malformed map: every element belongs to exactly one class");
-  };
-  for (std::size_t id = 0; id < map.classes.size(); ++id)
-    for (const Region& region : map.classes[id].regions)
-      for (const IndexRange& rows : region.rows)
-        for (std::size_t r = rows.first; r <= rows.last; ++r)
-          for (const IndexRange& columns : region.columns)
-            for (std::size_t c = columns.first; c <= columns.last; ++c) {
-              if (r >= map.grid.rows || c >= C || element_class[r * C + c] != kNone) malformed();
-              element_class[r * C + c] = static_cast<std::uint32_t>(id);
-            }
-  if (std::find(element_class.begin(), element_class.end(), kNone) != element_class.end()) malformed();
-  return element_class;
-}
-
 // Beyond the exact counting range (the argument at the top): every proof pair of node v, once per
 // block of the leaves outside L(v). Probes are measured in chunks, so that the active lists (up to
 // about 2 x the limit leaves a probe) stay within a bounded memory.

@@ -2,6 +2,8 @@
 // fingerprint_packing.hpp).
 #include "fingerprint_packing.hpp"
 
+#include "checks.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
@@ -16,15 +18,7 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
   if (column_signatures.size() != columns) return {};
   // Without row signatures every row is a group of its own: inputs stay on their rows.
   const bool rows_compared = row_signatures.size() == map.grid.rows;
-  // The class of every element (row-major), from the regions: one walk, not a search per element.
-  std::vector<std::uint32_t> element_class(map.grid.size(), 0);
-  for (std::size_t k = 0; k < map.classes.size(); ++k)
-    for (const Region& region : map.classes[k].regions)
-      for (const IndexRange& rows : region.rows)
-        for (std::size_t r = rows.first; r <= rows.last && r < map.grid.rows; ++r)
-          for (const IndexRange& cols : region.columns)
-            for (std::size_t c = cols.first; c <= cols.last && c < columns; ++c)
-              element_class[r * columns + c] = static_cast<std::uint32_t>(k);
+  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
   std::vector<PackingClass> classes(map.classes.size());
   for (std::size_t k = 0; k < map.classes.size(); ++k) {
     PackingClass& place = classes[k];

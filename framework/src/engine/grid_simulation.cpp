@@ -1,5 +1,6 @@
 // Bitwise simulation of an order map on random inputs: every element that added an input is
-// compared with its class's tree summing that input.
+// compared with its class's tree summing that input; and the class of every element of a map.
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -8,6 +9,27 @@
 #include "checks.hpp"
 
 namespace fprev::detail {
+
+std::vector<std::uint32_t> classes_of_elements(const OrderMap& map) {
+  constexpr std::uint32_t kNone = 0xffffffffu;
+  const std::size_t C = map.grid.columns;
+  std::vector<std::uint32_t> element_class(map.grid.size(), kNone);
+  const auto malformed = [] {
+    fail(Finding::verification_failed, "the order map does not partition its grid", {}, std::nullopt,
+         "a malformed map: every element belongs to exactly one class");
+  };
+  for (std::size_t id = 0; id < map.classes.size(); ++id)
+    for (const Region& region : map.classes[id].regions)
+      for (const IndexRange& rows : region.rows)
+        for (std::size_t r = rows.first; r <= rows.last; ++r)
+          for (const IndexRange& columns : region.columns)
+            for (std::size_t c = columns.first; c <= columns.last; ++c) {
+              if (r >= map.grid.rows || c >= C || element_class[r * C + c] != kNone) malformed();
+              element_class[r * C + c] = static_cast<std::uint32_t>(id);
+            }
+  if (std::find(element_class.begin(), element_class.end(), kNone) != element_class.end()) malformed();
+  return element_class;
+}
 
 void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs, std::size_t input_count,
                              const std::function<bool(std::size_t input, std::size_t row)>& reaches,

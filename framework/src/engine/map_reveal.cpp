@@ -681,10 +681,7 @@ void MapRevealer::assume(const OrderMap& map) {
                                              " summands");
   // Labels: rows (columns) with the same classes along them.
   const std::size_t R = grid.rows, C = grid.columns;
-  std::vector<std::uint32_t> element(R * C);
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t c = 0; c < C; ++c)
-      element[r * C + c] = static_cast<std::uint32_t>(map.class_index_at(r, c));
+  const std::vector<std::uint32_t> element = classes_of_elements(map);
   std::vector<std::uint64_t> row_hash(R, 0), column_hash(C, 0);
   for (std::size_t r = 0; r < R; ++r)
     for (std::size_t c = 0; c < C; ++c) {
