@@ -35,13 +35,16 @@
 #include "fprev/version.hpp"
 
 // What a module and the program loading it must agree on: the framework version (the framework's
-// C++ types have no stable ABI across versions) and the C++ standard library.
+// C++ types have no stable ABI across versions), the public headers it was compiled against (their
+// digest: two checkouts of one version whose headers differ lay out their types differently) and
+// the C++ standard library.
 #if defined(_LIBCPP_VERSION)
 #define FPREV_BACKEND_MODULE_STDLIB "libc++"
 #else
 #define FPREV_BACKEND_MODULE_STDLIB "libstdc++"
 #endif
-#define FPREV_BACKEND_MODULE_ABI "fprev-golden " FPREV_VERSION_STRING " " FPREV_BACKEND_MODULE_STDLIB
+#define FPREV_BACKEND_MODULE_ABI \
+  "fprev-golden " FPREV_VERSION_STRING " headers " FPREV_HEADERS_DIGEST " " FPREV_BACKEND_MODULE_STDLIB
 
 // Defines the entry points of a backend module; the body registers its backends:
 //

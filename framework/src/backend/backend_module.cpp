@@ -109,8 +109,12 @@ std::unique_ptr<BackendModule> open_module(const std::filesystem::path& file) {
   const std::string module_abi = abi();
   if (module_abi != FPREV_BACKEND_MODULE_ABI) {
     dlclose(handle);
+    // Same version, other headers: a module built from another checkout (or before a local edit).
+    const std::string same_version = "fprev-golden " FPREV_VERSION_STRING " headers ";
+    const bool other_headers = module_abi.starts_with(same_version);
     throw BackendModuleError(file, "was built for " + module_abi + ", this program is " +
                                        FPREV_BACKEND_MODULE_ABI +
+                                       (other_headers ? " (the same version, other framework headers)" : "") +
                                        "; rebuild the module against this fprev-golden");
   }
   auto module = std::make_unique<BackendModule>();

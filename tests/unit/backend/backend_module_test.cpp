@@ -132,6 +132,25 @@ TEST_F(BackendModules, AModuleBuiltForAnotherVersionIsRefusedBeforeItRuns) {
   EXPECT_NE(message.find(FPREV_BACKEND_MODULE_ABI), std::string::npos) << message;
 }
 
+TEST_F(BackendModules, AModuleOfThisVersionBuiltAgainstOtherHeadersIsRefusedBeforeItRuns) {
+  const std::string message = message_of_loading("other_headers");
+  EXPECT_NE(message.find("was built for fprev-golden " FPREV_VERSION_STRING " headers 0123456789abcdef"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("the same version, other framework headers"), std::string::npos) << message;
+  EXPECT_NE(message.find(FPREV_BACKEND_MODULE_ABI), std::string::npos) << message;
+}
+
+// The program's digest is that of the headers it was built from (a stale one would let a module of
+// other headers through): 16 hex digits, recomputed from the sources by headers_digest_test.sh.
+TEST(BackendModuleAbi, NamesTheVersionAndTheHeadersDigest) {
+  const std::string abi = FPREV_BACKEND_MODULE_ABI;
+  const std::string digest = FPREV_HEADERS_DIGEST;
+  EXPECT_EQ(digest.size(), 16u);
+  EXPECT_EQ(digest.find_first_not_of("0123456789abcdef"), std::string::npos) << digest;
+  EXPECT_NE(abi.find(std::string(FPREV_VERSION_STRING) + " headers " + digest), std::string::npos) << abi;
+}
+
 TEST_F(BackendModules, ARegistrationThatFailsOrAddsNothingIsRefused) {
   EXPECT_NE(message_of_loading("throws").find("failed to register its backends: registration refused"),
             std::string::npos)

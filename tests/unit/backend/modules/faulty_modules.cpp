@@ -18,6 +18,17 @@ extern "C" __attribute__((visibility("default"))) void fprev_backend_module_regi
   __builtin_trap();  // the loader must not call it
 }
 
+#elif defined(FPREV_FAULT_OTHER_HEADERS)
+// This framework version, compiled against other public headers (another checkout, or one edited
+// since): the types it shares with the program may be laid out differently; never registered.
+extern "C" __attribute__((visibility("default"))) const char* fprev_backend_module_abi_v1() {
+  return "fprev-golden " FPREV_VERSION_STRING " headers 0123456789abcdef " FPREV_BACKEND_MODULE_STDLIB;
+}
+extern "C" __attribute__((visibility("default"))) void fprev_backend_module_register_v1(
+    fprev::BackendRegistry& /*registry*/) {
+  __builtin_trap();  // the loader must not call it
+}
+
 #elif defined(FPREV_FAULT_UNDEFINED_SYMBOL)
 // Needs a function no library defines: dlopen(RTLD_NOW) fails and dlerror() names the symbol.
 extern "C" int fprev_test_symbol_nobody_defines();
