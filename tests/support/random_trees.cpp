@@ -114,4 +114,28 @@ Tree lanes_tree(std::size_t n, std::size_t k) {
   return builder.build();
 }
 
+Tree with_leaves_swapped(const Tree& tree, std::size_t x, std::size_t y) {
+  const std::size_t n = tree.leaf_count();
+  TreeBuilder builder(n);
+  std::vector<NodeId> built(tree.node_count(), kNoNode);
+  for (std::size_t leaf = 0; leaf < n; ++leaf)
+    built[leaf] = static_cast<NodeId>(leaf == x ? y : leaf == y ? x : leaf);
+  // Children before parents: an explicit post-order from the root (any depth).
+  std::vector<std::pair<NodeId, bool>> stack{{tree.root(), false}};
+  while (!stack.empty()) {
+    const auto [node, expanded] = stack.back();
+    stack.pop_back();
+    if (tree.is_leaf(node)) continue;
+    if (!expanded) {
+      stack.push_back({node, true});
+      for (const NodeId child : tree.children(node)) stack.push_back({child, false});
+      continue;
+    }
+    std::vector<NodeId> children;
+    for (const NodeId child : tree.children(node)) children.push_back(built[child]);
+    built[node] = builder.add_node(children);
+  }
+  return builder.build();
+}
+
 }  // namespace fprev

@@ -32,4 +32,8 @@ Tree balanced_tree(std::size_t n);
 // added pairwise as balanced_tree adds parts.
 Tree lanes_tree(std::size_t n, std::size_t k);
 
+// `tree` with leaves x and y trading places (every other leaf and every node as they were): a
+// change of where two summands are added, e.g. the last two added in the other order.
+Tree with_leaves_swapped(const Tree& tree, std::size_t x, std::size_t y);
+
 }  // namespace fprev

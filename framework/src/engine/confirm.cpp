@@ -72,6 +72,7 @@
 #include <sstream>
 
 #include "entry_checks.hpp"
+#include "map_reveal.hpp"
 #include "multi_pair_proof.hpp"
 
 namespace fprev {
@@ -252,6 +253,50 @@ void place_class_pairs(const TargetInfo& info, const std::vector<std::uint32_t>&
   }
 }
 
+// Each pair above is measured on one line: a row of the class answers the pairs placed on its row
+// and on the columns it crosses. A band of rows (a tail kernel's, an edge tile's) whose order
+// changed where none of those pairs looks would pass. So every pair of a class is also placed on
+// the other axis where the class's whole proof fits there without a call more than that axis makes
+// anyway (one, when it makes none): then every row of the class answers its whole proof on the
+// columns (where the class is a block of rows x columns: a row of a checkerboard class crosses
+// the class only in some columns), and every column on the rows, and a change of a whole row or
+// column of such a class is caught whatever it changed. Where the whole proof does not fit (a GEMV's one column would need a
+// call per pair), nothing more is placed: a part of a proof proves nothing about the rest.
+void place_on_the_other_axis(const TargetInfo& info, const std::vector<std::uint32_t>& element_class,
+                             std::uint32_t id, const std::vector<GridQueues::Queued>& pairs, GridQueues& q) {
+  if (!info.columns_placement || pairs.empty()) return;
+  const std::size_t R = info.grid.rows, C = info.grid.columns;
+  for (const bool on_rows : {true, false}) {
+    std::vector<std::size_t> lines;
+    for (std::size_t line = 0; line < (on_rows ? R : C); ++line)
+      for (std::size_t k = 0; k < (on_rows ? C : R); ++k)
+        if (element_class[on_rows ? line * C + k : k * C + line] == id) {
+          lines.push_back(line);
+          break;
+        }
+    auto& queues = on_rows ? q.rows : q.columns;
+    auto& longest = on_rows ? q.longest_row : q.longest_column;
+    const std::size_t limit = std::max<std::size_t>(longest, 1);
+    // The pairs already on this axis (placed there by place_class_pairs) count as placed.
+    std::vector<std::uint64_t> placed;
+    for (std::size_t line : lines)
+      for (const GridQueues::Queued& pair : queues[line])
+        placed.push_back(std::uint64_t{pair.plus} << 32 | pair.minus);
+    std::sort(placed.begin(), placed.end());
+    std::vector<GridQueues::Queued> missing;
+    for (const GridQueues::Queued& pair : pairs)
+      if (!std::binary_search(placed.begin(), placed.end(), std::uint64_t{pair.plus} << 32 | pair.minus))
+        missing.push_back(pair);
+    std::size_t room = 0;
+    for (std::size_t line : lines) room += limit - std::min(limit, queues[line].size());
+    if (missing.empty() || missing.size() > room) continue;
+    std::size_t next = 0;
+    for (std::size_t line : lines)
+      while (queues[line].size() < limit && next < missing.size()) queues[line].push_back(missing[next++]);
+    longest = limit;
+  }
+}
+
 void run_grid_calls(ProbeSession& session, const OrderMap& map, Placement placement,
                     const std::vector<std::vector<GridQueues::Queued>>& queue,
                     const std::vector<std::vector<GridQueues::Queued>>& class_pairs,
@@ -300,7 +345,7 @@ void run_grid_calls(ProbeSession& session, const OrderMap& map, Placement placem
 }
 
 void measure_grid_proof(ProbeSession& session, const OrderMap& map,
-                        const std::vector<std::uint32_t>& element_class, RevealStats& stats) {
+                        const std::vector<std::uint32_t>& element_class, RevealStats& stats, bool both_axes) {
   const TargetInfo& info = session.info();
   GridQueues q;
   q.rows.resize(info.grid.rows);
@@ -320,6 +365,8 @@ void measure_grid_proof(ProbeSession& session, const OrderMap& map,
     return class_elements[a] < class_elements[b];
   });
   for (std::uint32_t id : order) place_class_pairs(info, element_class, id, class_pairs[id], q);
+  if (both_axes)
+    for (std::uint32_t id : order) place_on_the_other_axis(info, element_class, id, class_pairs[id], q);
   run_grid_calls(session, map, Placement::rows, q.rows, class_pairs, element_class, lca, stats);
   run_grid_calls(session, map, Placement::columns, q.columns, class_pairs, element_class, lca, stats);
 }
@@ -474,9 +521,23 @@ struct GridProof {
   std::vector<std::uint32_t> element_class;
   std::size_t calls_before_verification = 0;
 };
-GridProof prove_grid_map(ProbeSession& session, const OrderMap& map, RevealStats& stats) {
+// The per-element checks of a confirmation: the rounds that give every element its class's edge
+// pairs (map_reveal.cpp). The reveal's later rounds spread pairs over the lines so that bands
+// answer many; here the proof on both axes gives every row and column of a class the whole proof.
+constexpr std::size_t kConfirmCheckRounds = 2;
+
+// With `element_checks` (a confirmation at offset 0), the proof goes on both axes where it fits and
+// is followed by the per-element checks; the proofs at the other placements go without them: each
+// compares every element's bits with offset 0's on random inputs (confirm_grid_against_reference).
+GridProof prove_grid_map(ProbeSession& session, const OrderMap& map, RevealStats& stats,
+                         const RevealOptions* element_checks = nullptr) {
   GridProof proof{classes_of_elements(map), 0};
-  measure_grid_proof(session, map, proof.element_class, stats);
+  measure_grid_proof(session, map, proof.element_class, stats, element_checks != nullptr);
+  if (element_checks != nullptr) {
+    MapRevealer checker(session, *element_checks, stats);
+    checker.assume(map);
+    checker.check_elements(false, kConfirmCheckRounds);
+  }
   proof.calls_before_verification = stats.target_calls;
   check_fused_nodes_per_class(session, proof.element_class,
                               [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; }, stats);
@@ -517,7 +578,13 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   // changed during the proof is named for that; check_unchanged tells that from run-to-run
   // non-determinism by two more runs back to back).
   const SimulatedRecord before = check_grid_determinism_for_simulation(session, options, /*final_run_follows=*/true);
-  const GridProof proof = prove_grid_map(session, map, stats);
+  // The proof is measured at every element of the lines its pairs are placed on: each element
+  // answers its lines' share, so an element, or a block of a few, whose order changed only where
+  // no pair of its lines looks (the last summands added in another order by a corner's tail
+  // kernel) would pass. The proof on both axes covers whole rows and columns; the edge pairs of
+  // the per-element checks (every element answers where its class's first and last summands join
+  // the tree, map_reveal.cpp) cover single elements and small blocks.
+  const GridProof proof = prove_grid_map(session, map, stats, &options);
   check_unchanged(session, before.record);
   compare_recorded_grid_simulation(
       info, before, proof.element_class, [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },

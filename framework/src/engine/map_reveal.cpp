@@ -38,6 +38,40 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   return h * 0xff51afd7ed558ccdull;
 }
 
+// Where a class's tree adds its first and last summands: for the leaves n - 1, 0, n - 2 and 1, the
+// node that adds each one (its parent), then the node above, as a pair (the leaf, the smallest leaf
+// of another child of that node) whose l is that node's leaf count. Tail and head kernels differ
+// exactly there, whatever the tree's shape: in a sequential sum these are the pairs of the first
+// and last additions, in lanes they stay inside the last and first lanes (where a tree-blind pair
+// of neighbours crosses lanes and only sees how the lanes are combined). Every element answers
+// the first of them (check_elements), so that a single element, or a block of a few, whose tail or
+// head changed is caught as surely as a whole band.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> edge_pairs(const Tree& tree) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  const auto n = static_cast<std::uint32_t>(tree.leaf_count());
+  if (n < 2) return out;
+  const std::uint32_t edges[] = {n - 1, 0, n - 2, 1};
+  for (int level = 1; level <= 2; ++level)
+    for (const std::uint32_t x : edges) {
+      NodeId child = x, node = tree.parent(x);
+      for (int up = 1; up < level && node != kNoNode; ++up) {
+        child = node;
+        node = tree.parent(node);
+      }
+      if (node == kNoNode) continue;
+      for (const NodeId other : tree.children(node)) {
+        if (other == child) continue;
+        const std::uint32_t y = tree.smallest_leaf(other);
+        const bool seen = std::any_of(out.begin(), out.end(), [&](const auto& p) {
+          return (p.first == x && p.second == y) || (p.first == y && p.second == x);
+        });
+        if (!seen) out.emplace_back(x, y);
+        break;
+      }
+    }
+  return out;
+}
+
 }  // namespace
 
 MapRevealer::MapRevealer(ProbeSession& session, const RevealOptions& options, RevealStats& stats)
@@ -536,7 +570,8 @@ void MapRevealer::resolve_conflicts() {
 
 // ---- per-element checks ---------------------------------------------------------------------------
 
-bool MapRevealer::check_elements(bool fix) {
+bool MapRevealer::check_elements(bool fix, std::size_t rounds) {
+  if (rounds == 0 || rounds > kCheckRounds) rounds = kCheckRounds;
   const std::size_t R = rows_.lines(), C = columns_.lines();
   if (n_ < 2) return true;
   const auto n = static_cast<std::uint32_t>(n_);
@@ -583,7 +618,28 @@ bool MapRevealer::check_elements(bool fix) {
   };
   std::optional<Mismatch> mismatch;
   std::shared_ptr<Background> mismatch_background;
-  for (std::size_t round = 0; round < kCheckRounds && !mismatch; ++round) {
+  // The first rounds give every element its class's edge pairs (one a call, the same on every line
+  // through the class; a line through several classes serves them in turn, round by round); the
+  // later rounds spread the pairs above over the lines, so that a band of rows or columns answers
+  // all of them.
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> edges(classes_.size());
+  for (std::uint32_t id = 0; id < classes_.size(); ++id)
+    if (classes_[id].alive) edges[id] = edge_pairs(classes_[id].tree);
+  const std::size_t axes = session_.info().columns_placement ? 2 : 1;
+  const std::size_t edge_rounds = kCheckRounds / 2;
+  // The classes along a line, in the order of their first element there.
+  const auto classes_on = [&](std::size_t line, bool is_row) {
+    std::vector<std::uint32_t> ids;
+    for (std::size_t k = 0; k < (is_row ? C : R); ++k) {
+      const std::uint32_t id = is_row ? class_of(line, k) : class_of(k, line);
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+    return ids;
+  };
+  std::vector<std::vector<std::uint32_t>> row_classes(R), column_classes(axes == 2 ? C : 0);
+  for (std::size_t r = 0; r < R; ++r) row_classes[r] = classes_on(r, true);
+  for (std::size_t c = 0; c < column_classes.size(); ++c) column_classes[c] = classes_on(c, false);
+  for (std::size_t round = 0; round < rounds && !mismatch; ++round) {
     for (Placement placement : {Placement::rows, Placement::columns}) {
       if (placement == Placement::columns && !session_.info().columns_placement) continue;
       const bool by_rows = placement == Placement::rows;
@@ -592,8 +648,18 @@ bool MapRevealer::check_elements(bool fix) {
       std::vector<std::uint32_t> owner(line_count, 0xffffffffu);
       backgrounds.clear();
       const std::size_t shift = round * 2 + (by_rows ? 0 : 1);
+      const std::size_t slot = round * axes + (by_rows ? 0 : 1);  // this call's place among the element's
       for (std::size_t line = 0; line < line_count; ++line) {
-        const auto& [i, j] = pairs[(line + shift * (pairs.size() / (2 * kCheckRounds) + 1)) % pairs.size()];
+        std::pair<std::uint32_t, std::uint32_t> chosen =
+            pairs[(line + shift * (pairs.size() / (2 * kCheckRounds) + 1)) % pairs.size()];
+        if (round < edge_rounds) {
+          // Beyond the exact counting range a line checks only the class of its first element
+          // (below), so that class's edge pairs.
+          const std::vector<std::uint32_t>& here = by_rows ? row_classes[line] : column_classes[line];
+          const auto& own = edges[restricted ? here.front() : here[round % here.size()]];
+          if (!own.empty()) chosen = own[slot % own.size()];
+        }
+        const auto& [i, j] = chosen;
         if (!restricted) {
           lines[line] = {i, j, session_.all_active(), n};
           continue;

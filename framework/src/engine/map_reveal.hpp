@@ -56,7 +56,8 @@ class MapRevealer {
   // Checks every element against its class's tree with sampled probes. Returns true when all
   // agree; otherwise the disagreeing classes are split or restarted and reveal() must run again.
   // With `fix` false (checking a known map), a disagreement fails with verification_failed.
-  bool check_elements(bool fix);
+  // `rounds` (0: all) stops after that many rounds (two calls each where columns are placed).
+  bool check_elements(bool fix, std::size_t rounds = 0);
   // Starts from a known map instead of revealing (verify() of a golden map).
   void assume(const OrderMap& map);
   // The outputs of the first value partition input (grid_value_inputs() input 0 on every row),

@@ -603,5 +603,88 @@ TEST(Confirm, AGridElementWhoseSumsDifferFromItsTreeFailsTheConfirmationAndTheVe
   }
 }
 
+// Changes a library makes in a part of its grid: its tail or head kernel of some rows, an edge
+// tile, one element. The map says one tree everywhere; the target's elements in `changed` follow
+// `other`. Every one must fail the confirmation.
+struct GridChange {
+  std::string what;
+  std::size_t row, rows, column, columns;
+};
+bool confirmation_fails(const Tree& tree, const Tree& other, std::size_t R, std::size_t C, const GridChange& change) {
+  GridOracleTarget golden({R, C}, {tree}, [](std::size_t, std::size_t) { return std::size_t{0}; });
+  GridOracleTarget target({R, C}, {tree, other}, [&](std::size_t r, std::size_t c) {
+    const bool inside = r >= change.row && r < change.row + change.rows && c >= change.column &&
+                        c < change.column + change.columns;
+    return std::size_t{inside ? 1u : 0u};
+  });
+  try {
+    confirm(target, golden.truth());
+  } catch (const RevealFailure& e) {
+    return e.diagnostic().finding == Finding::verification_failed;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::string, Tree>> kernel_shapes(std::size_t n) {
+  return {{"sequential", left_deep_tree(n)}, {"8 lanes", lanes_tree(n, 8)}, {"pairwise", balanced_tree(n)},
+          {"random", random_binary_tree(n, std::uint64_t{5})}};
+}
+
+// A band of rows or columns whose order changed anywhere in the tree (its first or last summands,
+// or two in the middle) answers the class's whole proof: the proof goes on the rows and on the
+// columns where it fits. With the proof on one axis a band of rows answered one pair a row, and a
+// band of four rows whose last two summands traded places passed (every position tried).
+TEST(Confirm, ABandOfRowsOrColumnsWhoseOrderChangedAnywhereFailsTheConfirmation) {
+  const std::size_t n = 64, R = 64, C = 64;
+  for (const auto& [name, tree] : kernel_shapes(n))
+    for (const auto& [x, y] : std::vector<std::pair<std::size_t, std::size_t>>{
+             {n - 1, n - 2}, {n - 1, n - 3}, {0, 1}, {0, 2}, {n / 2, n / 2 - 1}, {n / 2, n / 2 + 3}, {20, 41}}) {
+      const Tree other = with_leaves_swapped(tree, x, y);
+      if (other == tree) continue;  // siblings of one node: the same tree
+      for (std::size_t at = 0; at < 60; at += 7)
+        for (const GridChange& change : {GridChange{"a row", at, 1, 0, C}, GridChange{"4 rows", at, 4, 0, C},
+                                         GridChange{"a column", 0, R, at, 1}, GridChange{"4 columns", 0, R, at, 4}})
+          EXPECT_TRUE(confirmation_fails(tree, other, R, C, change))
+              << name << " with leaves " << x << " and " << y << " swapped in " << change.what << " at " << at;
+    }
+}
+
+// One element, or a corner block, whose first or last summands join its tree elsewhere: every
+// element answers its class's edge pairs (where leaves n - 1, 0, n - 2 and 1 join the tree). Before,
+// the checks' pairs were the same neighbours for every tree, and a single element of a sequential
+// sum whose last two summands traded places passed at every position tried; so did most elements
+// of a lanes kernel whose first two lanes traded their first summands.
+TEST(Confirm, AnElementOrABlockWhoseFirstOrLastSummandsMovedFailsTheConfirmation) {
+  const std::size_t n = 64;
+  for (const auto& [R, C] : std::vector<std::pair<std::size_t, std::size_t>>{{64, 64}, {64, 1}, {7, 33}})
+    for (const auto& [name, tree] : kernel_shapes(n))
+      for (const auto& [x, y] : std::vector<std::pair<std::size_t, std::size_t>>{
+               {n - 1, n - 2}, {n - 1, n - 3}, {n - 2, n - 3}, {0, 1}, {0, 2}, {1, 2}}) {
+        const Tree other = with_leaves_swapped(tree, x, y);
+        if (other == tree) continue;
+        for (std::size_t k = 0; k < 12; ++k) {
+          const std::size_t r = (k * 5) % R, c = (k * 11) % C;
+          EXPECT_TRUE(confirmation_fails(tree, other, R, C, {"an element", r, 1, c, 1}))
+              << name << " " << R << " x " << C << " with leaves " << x << " and " << y << " swapped at (" << r
+              << ", " << c << ")";
+          if (R >= 8 && C >= 8) {
+            EXPECT_TRUE(confirmation_fails(tree, other, R, C, {"a 4 x 4 block", r % (R - 4), 4, c % (C - 4), 4}))
+                << name << " with leaves " << x << " and " << y << " swapped in a block at (" << r << ", " << c << ")";
+          }
+        }
+      }
+}
+
+// What the confirmation costs for it (a 64 x 64 grid of one class, columns placed): the random
+// inputs, the proof on the rows and on the columns, two rounds of edge pairs on rows and columns,
+// the random inputs again.
+TEST(Confirm, AGridConfirmationProvesOnBothAxesAndChecksTheEdgesInEightCalls) {
+  GridOracleTarget target({64, 64}, {lanes_tree(64, 8)}, [](std::size_t, std::size_t) { return std::size_t{0}; });
+  const RevealStats stats = confirm(target, target.truth());
+  EXPECT_EQ(target.value_calls, 2u);
+  EXPECT_EQ(target.probe_calls, 2u + 4u);
+  EXPECT_EQ(stats.verification_calls, 1u);
+}
+
 }  // namespace
 }  // namespace fprev
