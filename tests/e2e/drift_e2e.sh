@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A library release that changes the order of a few output elements only must fail the gate, not
+# pass it: a GEMM whose new edge-tile or tail kernel adds the last two (or the second and third)
+# products of some rows, some columns, a corner block or a single element in the other order. A
+# BLAS whose sgemm does exactly that when asked (tests/e2e/drift_blas) is recorded with update,
+# then checked after each drift: check exits 1 and names the elements whose tree changed, and
+# passes again once the drift is gone. (Until the confirmation proved on both axes and checked
+# every element's edge pairs, a band of four rows with its last two products swapped passed.)
+# usage: drift_e2e.sh FPREV_GOLDEN ROOT DRIFT_BLAS
+set -uo pipefail
+FG=$1 ROOT=$2 DRIFT_BLAS=$3
+source "$ROOT/tests/e2e/e2e_lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+mkdir -p suites golden
+cat > suites/drift.yaml <<YAML
+suite: drift
+description: a BLAS whose next release changes the order of a few elements
+backends:
+  - name: drift
+    use: blas
+    library: $DRIFT_BLAS
+    threads: 1
+cases:
+  - op: gemm
+    dtype: float32
+    m: 40
+    n: 36
+    k: 48
+YAML
+unset DRIFT_BLAS_SWAP DRIFT_BLAS_ROWS DRIFT_BLAS_COLUMNS
+"$FG" update --suites suites --golden golden >update.txt 2>&1
+expect_status 0 $? "update records the GEMM with the release before"
+expect_in "1 created" update.txt "update created the golden"
+"$FG" check --suites suites --golden golden >check.txt 2>&1
+expect_status 0 $? "check passes with the same release"
+
+# drift: "what" swap rows columns needle
+drift() {
+  local what=$1
+  DRIFT_BLAS_SWAP=$2 DRIFT_BLAS_ROWS=$3 DRIFT_BLAS_COLUMNS=$4 \
+    "$FG" check --suites suites --golden golden --no-alignment-check >drift.txt 2>&1
+  expect_status 1 $? "check fails when $what"
+  expect_in "$5" drift.txt "the report names $5"
+}
+drift "rows 36-39 add their last two products the other way" -1,-2 36-39 "" "rows 36-39"
+drift "row 17 adds its last two products the other way" -1,-2 17-17 "" "row 17"
+drift "columns 0-3 add their last two products the other way" -1,-2 "" 0-3 "columns 0-3"
+drift "a 4 x 4 corner adds its last two products the other way" -1,-2 36-39 32-35 "rows 36-39 x columns 32-35"
+drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "row 5 x column 7"
+drift "one element adds its second and third products the other way" 1,2 20-20 30-30 "row 20 x column 30"
+drift "one element adds its last and third-to-last products the other way" -1,-3 0-0 35-35 "row 0 x column 35"
+
+"$FG" check --suites suites --golden golden >again.txt 2>&1
+expect_status 0 $? "check passes again without the drift"
+finish drift
