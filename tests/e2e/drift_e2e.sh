@@ -28,29 +28,41 @@ cases:
     m: 40
     n: 36
     k: 48
+  - op: gemv
+    dtype: float32
+    m: 40
+    n: 48
 YAML
 unset DRIFT_BLAS_SWAP DRIFT_BLAS_ROWS DRIFT_BLAS_COLUMNS
 "$FG" update --suites suites --golden golden >update.txt 2>&1
-expect_status 0 $? "update records the GEMM with the release before"
-expect_in "1 created" update.txt "update created the golden"
+expect_status 0 $? "update records the GEMM and the GEMV with the release before"
+expect_in "2 created" update.txt "update created the goldens"
 "$FG" check --suites suites --golden golden >check.txt 2>&1
 expect_status 0 $? "check passes with the same release"
 
-# drift: "what" swap rows columns needle
+# drift: "what" swap rows columns needle... (each needle must be in the report)
 drift() {
-  local what=$1
-  DRIFT_BLAS_SWAP=$2 DRIFT_BLAS_ROWS=$3 DRIFT_BLAS_COLUMNS=$4 \
+  local what=$1 swap=$2 rows=$3 columns=$4
+  shift 4
+  DRIFT_BLAS_SWAP=$swap DRIFT_BLAS_ROWS=$rows DRIFT_BLAS_COLUMNS=$columns \
     "$FG" check --suites suites --golden golden --no-alignment-check >drift.txt 2>&1
   expect_status 1 $? "check fails when $what"
-  expect_in "$5" drift.txt "the report names $5"
+  local needle
+  for needle in "$@"; do expect_in "$needle" drift.txt "the report names $needle"; done
 }
-drift "rows 36-39 add their last two products the other way" -1,-2 36-39 "" "rows 36-39"
-drift "row 17 adds its last two products the other way" -1,-2 17-17 "" "row 17"
-drift "columns 0-3 add their last two products the other way" -1,-2 "" 0-3 "columns 0-3"
-drift "a 4 x 4 corner adds its last two products the other way" -1,-2 36-39 32-35 "rows 36-39 x columns 32-35"
-drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "row 5 x column 7"
-drift "one element adds its second and third products the other way" 1,2 20-20 30-30 "row 20 x column 30"
-drift "one element adds its last and third-to-last products the other way" -1,-3 0-0 35-35 "row 0 x column 35"
+gemm="FAILED reproducibility/drift/drift/gemm-float32-m40n36k48: the order map changed"
+gemv="FAILED reproducibility/drift/drift/gemv-float32-m40n48: the order map changed"
+# Rows drift in both cases (a GEMV's y is one column: its rows are its elements).
+drift "rows 36-39 add their last two products the other way" -1,-2 36-39 "" "$gemm" "$gemv" \
+  "rows 36-39 x columns 0-35: sequential -> sequential; summand 47 (the last) added to the sum of summands 0-45" \
+  "    rows 36-39: sequential -> sequential; summand 47"
+drift "row 17 adds its last two products the other way" -1,-2 17-17 "" "$gemm" "$gemv" "row 17 x columns 0-35" "    row 17: "
+drift "row 3 adds its second and third products the other way" 1,2 3-3 "" "$gemm" "$gemv" "    row 3: "
+drift "columns 0-3 add their last two products the other way" -1,-2 "" 0-3 "$gemm" "rows 0-39 x columns 0-3"
+drift "a 4 x 4 corner adds its last two products the other way" -1,-2 36-39 32-35 "$gemm" "rows 36-39 x columns 32-35"
+drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "$gemm" "row 5 x column 7"
+drift "one element adds its second and third products the other way" 1,2 20-20 30-30 "$gemm" "row 20 x column 30"
+drift "one element adds its last and third-to-last products the other way" -1,-3 0-0 35-35 "$gemm" "row 0 x column 35"
 
 "$FG" check --suites suites --golden golden >again.txt 2>&1
 expect_status 0 $? "check passes again without the drift"

@@ -1,9 +1,10 @@
 // A BLAS whose next release changes the order of a few output elements only, for
 // tests/e2e/drift_e2e.sh: what a new edge-tile or tail kernel does to a GEMM. It exports sgemm_
-// (column-major, 'N' and 'T'), every element of C the sequential sum of its k products in plain
-// float arithmetic, except that with DRIFT_BLAS_SWAP=i,j set, the elements in
-// DRIFT_BLAS_ROWS=first-last x DRIFT_BLAS_COLUMNS=first-last (default: all) add product i where the
-// others add product j and the other way round (negative indices count from k: -1 is the last).
+// and sgemv_ (column-major, 'N' and 'T'), every output the sequential sum of its k products in
+// plain float arithmetic, except that with DRIFT_BLAS_SWAP=i,j set, the outputs in
+// DRIFT_BLAS_ROWS=first-last x DRIFT_BLAS_COLUMNS=first-last (default: all; a GEMV's y is one
+// column) add product i where the others add product j and the other way round (negative indices
+// count from k: -1 is the last).
 // Compiled with -ffp-contract=off: the adds and multiplies are the ones written.
 #include <cstddef>
 #include <cstdio>
@@ -24,27 +25,51 @@ Range range_of(const char* name) {
   return r;
 }
 
+bool transposed(const char* trans) { return *trans == 'T' || *trans == 't' || *trans == 'C' || *trans == 'c'; }
+
+// The order output (row, column) adds its k products in.
+void order_of(long row, long column, long k, std::vector<long>& order) {
+  order.resize(static_cast<std::size_t>(k));
+  for (long l = 0; l < k; ++l) order[static_cast<std::size_t>(l)] = l;
+  long i = -1, j = -1;
+  const char* text = std::getenv("DRIFT_BLAS_SWAP");
+  if (text == nullptr || std::sscanf(text, "%ld,%ld", &i, &j) != 2) return;
+  if (i < 0) i += k;
+  if (j < 0) j += k;
+  if (i < 0 || j < 0 || i >= k || j >= k) return;
+  if (!range_of("DRIFT_BLAS_ROWS").holds(row) || !range_of("DRIFT_BLAS_COLUMNS").holds(column)) return;
+  std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
+}
+
 }  // namespace
+
+extern "C" void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
+                       const int* lda, const float* x, const int* incx, const float* beta, float* y,
+                       const int* incy, std::size_t) {
+  const bool t = transposed(trans);
+  const long rows = t ? *n : *m, k = t ? *m : *n;
+  std::vector<long> order;
+  for (long row = 0; row < rows; ++row) {
+    order_of(row, 0, k, order);
+    float sum = 0.0f;
+    for (long step = 0; step < k; ++step) {
+      const long l = order[static_cast<std::size_t>(step)];
+      const float p = (t ? a[l + row * *lda] : a[row + l * *lda]) * x[l * *incx];
+      sum = step == 0 ? p : sum + p;
+    }
+    float& out = y[row * *incy];
+    out = *beta == 0.0f ? *alpha * sum : *alpha * sum + *beta * out;
+  }
+}
 
 extern "C" void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k,
                        const float* alpha, const float* a, const int* lda, const float* b, const int* ldb,
                        const float* beta, float* c, const int* ldc, std::size_t, std::size_t) {
-  const bool ta = *transa == 'T' || *transa == 't' || *transa == 'C' || *transa == 'c';
-  const bool tb = *transb == 'T' || *transb == 't' || *transb == 'C' || *transb == 'c';
-  long swap_i = -1, swap_j = -1;
-  if (const char* text = std::getenv("DRIFT_BLAS_SWAP")) {
-    std::sscanf(text, "%ld,%ld", &swap_i, &swap_j);
-    if (swap_i < 0) swap_i += *k;
-    if (swap_j < 0) swap_j += *k;
-  }
-  const Range rows = range_of("DRIFT_BLAS_ROWS"), columns = range_of("DRIFT_BLAS_COLUMNS");
-  std::vector<long> order(static_cast<std::size_t>(*k));
+  const bool ta = transposed(transa), tb = transposed(transb);
+  std::vector<long> order;
   for (long col = 0; col < *n; ++col)
     for (long row = 0; row < *m; ++row) {
-      for (long l = 0; l < *k; ++l) order[static_cast<std::size_t>(l)] = l;
-      const bool drifted = swap_i >= 0 && swap_j >= 0 && swap_i < *k && swap_j < *k && rows.holds(row) &&
-                           columns.holds(col);
-      if (drifted) std::swap(order[static_cast<std::size_t>(swap_i)], order[static_cast<std::size_t>(swap_j)]);
+      order_of(row, col, *k, order);
       float sum = 0.0f;
       for (long step = 0; step < *k; ++step) {
         const long l = order[static_cast<std::size_t>(step)];
