@@ -4,7 +4,8 @@
 # products of some rows, some columns, a corner block or a single element in the other order. A
 # BLAS whose sgemm does exactly that when asked (tests/e2e/drift_blas) is recorded with update,
 # then checked after each drift: check exits 1 and names the elements whose tree changed, and
-# passes again once the drift is gone. (Until the confirmation proved on both axes and checked
+# passes again once the drift is gone. A drift only where the data is not aligned fails the
+# alignment check. (Until the confirmation proved on both axes and checked
 # every element's edge pairs, a band of four rows with its last two products swapped passed.)
 # usage: drift_e2e.sh FPREV_GOLDEN ROOT DRIFT_BLAS
 set -uo pipefail
@@ -63,6 +64,13 @@ drift "a 4 x 4 corner adds its last two products the other way" -1,-2 36-39 32-3
 drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "$gemm" "row 5 x column 7"
 drift "one element adds its second and third products the other way" 1,2 20-20 30-30 "$gemm" "row 20 x column 30"
 drift "one element adds its last and third-to-last products the other way" -1,-3 0-0 35-35 "$gemm" "row 0 x column 35"
+
+# The same band of rows drifting only where A does not start on a 64-byte boundary: the order at
+# offset 0 is the golden's, the alignment check's placements see the band.
+DRIFT_BLAS_WHEN=misaligned DRIFT_BLAS_SWAP=-1,-2 DRIFT_BLAS_ROWS=36-39 \
+  "$FG" check --suites suites --golden golden --case gemm-float32-m40n36k48 >misaligned.txt 2>&1
+expect_status 1 $? "check fails when rows 36-39 drift only where the data is not aligned"
+expect_in "the order's dependence on where the data lies changed" misaligned.txt "the report says the order now depends on where the data lies"
 
 "$FG" check --suites suites --golden golden >again.txt 2>&1
 expect_status 0 $? "check passes again without the drift"

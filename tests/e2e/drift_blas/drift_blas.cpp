@@ -4,11 +4,14 @@
 // plain float arithmetic, except that with DRIFT_BLAS_SWAP=i,j set, the outputs in
 // DRIFT_BLAS_ROWS=first-last x DRIFT_BLAS_COLUMNS=first-last (default: all; a GEMV's y is one
 // column) add product i where the others add product j and the other way round (negative indices
-// count from k: -1 is the last).
+// count from k: -1 is the last). With DRIFT_BLAS_WHEN=misaligned, only in calls whose A does not
+// start on a 64-byte boundary: an order that depends on where the data lies.
 // Compiled with -ffp-contract=off: the adds and multiplies are the ones written.
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -27,10 +30,12 @@ Range range_of(const char* name) {
 
 bool transposed(const char* trans) { return *trans == 'T' || *trans == 't' || *trans == 'C' || *trans == 'c'; }
 
-// The order output (row, column) adds its k products in.
-void order_of(long row, long column, long k, std::vector<long>& order) {
+// The order output (row, column) of a call whose A starts at `a` adds its k products in.
+void order_of(const float* a, long row, long column, long k, std::vector<long>& order) {
   order.resize(static_cast<std::size_t>(k));
   for (long l = 0; l < k; ++l) order[static_cast<std::size_t>(l)] = l;
+  const char* when = std::getenv("DRIFT_BLAS_WHEN");
+  if (when != nullptr && std::strcmp(when, "misaligned") == 0 && reinterpret_cast<std::uintptr_t>(a) % 64 == 0) return;
   long i = -1, j = -1;
   const char* text = std::getenv("DRIFT_BLAS_SWAP");
   if (text == nullptr || std::sscanf(text, "%ld,%ld", &i, &j) != 2) return;
@@ -50,7 +55,7 @@ extern "C" void sgemv_(const char* trans, const int* m, const int* n, const floa
   const long rows = t ? *n : *m, k = t ? *m : *n;
   std::vector<long> order;
   for (long row = 0; row < rows; ++row) {
-    order_of(row, 0, k, order);
+    order_of(a, row, 0, k, order);
     float sum = 0.0f;
     for (long step = 0; step < k; ++step) {
       const long l = order[static_cast<std::size_t>(step)];
@@ -69,7 +74,7 @@ extern "C" void sgemm_(const char* transa, const char* transb, const int* m, con
   std::vector<long> order;
   for (long col = 0; col < *n; ++col)
     for (long row = 0; row < *m; ++row) {
-      order_of(row, col, *k, order);
+      order_of(a, row, col, *k, order);
       float sum = 0.0f;
       for (long step = 0; step < *k; ++step) {
         const long l = order[static_cast<std::size_t>(step)];
