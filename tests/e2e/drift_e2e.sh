@@ -4,7 +4,8 @@
 # products of some rows, some columns, a corner block or a single element in the other order. A
 # BLAS whose sgemm does exactly that when asked (tests/e2e/drift_blas) is recorded with update,
 # then checked after each drift: check exits 1 and names the elements whose tree changed, and
-# passes again once the drift is gone. A drift only where the data is not aligned fails the
+# passes again once the drift is gone. A band that contracts its products (the same order, another
+# arithmetic) fails on the fingerprint; a drift only where the data is not aligned fails the
 # alignment check. (Until the confirmation proved on both axes and checked
 # every element's edge pairs, a band of four rows with its last two products swapped passed.)
 # usage: drift_e2e.sh FPREV_GOLDEN ROOT DRIFT_BLAS
@@ -64,6 +65,18 @@ drift "a 4 x 4 corner adds its last two products the other way" -1,-2 36-39 32-3
 drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "$gemm" "row 5 x column 7"
 drift "one element adds its second and third products the other way" 1,2 20-20 30-30 "$gemm" "row 20 x column 30"
 drift "one element adds its last and third-to-last products the other way" -1,-3 0-0 35-35 "$gemm" "row 0 x column 35"
+
+# Another arithmetic under the same order: rows 36-39 (and, in the GEMM, columns 30-35) contract
+# their products into the sum (fmaf). The fingerprint's inputs are read on rows and columns across
+# each class, so a band's arithmetic is seen. (One element alone is not: docs/limits.md.)
+DRIFT_BLAS_FMA=1 DRIFT_BLAS_ROWS=36-39 "$FG" check --suites suites --golden golden --no-alignment-check >fma.txt 2>&1
+expect_status 1 $? "check fails when rows 36-39 contract their products"
+expect_in "gemm-float32-m40n36k48: the arithmetic changed under the same summation tree" fma.txt "the GEMM's report says the arithmetic changed under the same tree"
+expect_in "gemv-float32-m40n48: the arithmetic changed under the same summation tree" fma.txt "the GEMV's report says so too"
+DRIFT_BLAS_FMA=1 DRIFT_BLAS_COLUMNS=30-35 "$FG" check --suites suites --golden golden --no-alignment-check \
+  --case gemm-float32-m40n36k48 >fma.txt 2>&1
+expect_status 1 $? "check fails when columns 30-35 of the GEMM contract their products"
+expect_in "the arithmetic changed under the same summation tree" fma.txt "the report says the arithmetic changed"
 
 # The same band of rows drifting only where A does not start on a 64-byte boundary: the order at
 # offset 0 is the golden's, the alignment check's placements see the band.

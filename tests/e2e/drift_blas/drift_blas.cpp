@@ -4,9 +4,11 @@
 // plain float arithmetic, except that with DRIFT_BLAS_SWAP=i,j set, the outputs in
 // DRIFT_BLAS_ROWS=first-last x DRIFT_BLAS_COLUMNS=first-last (default: all; a GEMV's y is one
 // column) add product i where the others add product j and the other way round (negative indices
-// count from k: -1 is the last). With DRIFT_BLAS_WHEN=misaligned, only in calls whose A does not
+// count from k: -1 is the last). With DRIFT_BLAS_FMA=1 the outputs in that region keep the order
+// and contract every product into the sum instead (fmaf): another arithmetic, the same tree. With DRIFT_BLAS_WHEN=misaligned, only in calls whose A does not
 // start on a 64-byte boundary: an order that depends on where the data lies.
 // Compiled with -ffp-contract=off: the adds and multiplies are the ones written.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -46,6 +48,13 @@ void order_of(const float* a, long row, long column, long k, std::vector<long>& 
   std::swap(order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(j)]);
 }
 
+// Whether output (row, column) contracts its products into the sum (DRIFT_BLAS_FMA=1 in the region).
+bool contracted(long row, long column) {
+  const char* fma = std::getenv("DRIFT_BLAS_FMA");
+  return fma != nullptr && std::strcmp(fma, "1") == 0 && range_of("DRIFT_BLAS_ROWS").holds(row) &&
+         range_of("DRIFT_BLAS_COLUMNS").holds(column);
+}
+
 }  // namespace
 
 extern "C" void sgemv_(const char* trans, const int* m, const int* n, const float* alpha, const float* a,
@@ -56,11 +65,12 @@ extern "C" void sgemv_(const char* trans, const int* m, const int* n, const floa
   std::vector<long> order;
   for (long row = 0; row < rows; ++row) {
     order_of(a, row, 0, k, order);
+    const bool fused = contracted(row, 0);
     float sum = 0.0f;
     for (long step = 0; step < k; ++step) {
       const long l = order[static_cast<std::size_t>(step)];
-      const float p = (t ? a[l + row * *lda] : a[row + l * *lda]) * x[l * *incx];
-      sum = step == 0 ? p : sum + p;
+      const float u = t ? a[l + row * *lda] : a[row + l * *lda], v = x[l * *incx];
+      sum = step == 0 ? u * v : fused ? std::fmaf(u, v, sum) : sum + u * v;
     }
     float& out = y[row * *incy];
     out = *beta == 0.0f ? *alpha * sum : *alpha * sum + *beta * out;
@@ -75,12 +85,13 @@ extern "C" void sgemm_(const char* transa, const char* transb, const int* m, con
   for (long col = 0; col < *n; ++col)
     for (long row = 0; row < *m; ++row) {
       order_of(a, row, col, *k, order);
+      const bool fused = contracted(row, col);
       float sum = 0.0f;
       for (long step = 0; step < *k; ++step) {
         const long l = order[static_cast<std::size_t>(step)];
         const float x = ta ? a[l + row * *lda] : a[row + l * *lda];
         const float y = tb ? b[col + l * *ldb] : b[l + col * *ldb];
-        sum = step == 0 ? x * y : sum + x * y;
+        sum = step == 0 ? x * y : fused ? std::fmaf(x, y, sum) : sum + x * y;
       }
       float& out = c[row + col * *ldc];
       out = *beta == 0.0f ? *alpha * sum : *alpha * sum + *beta * out;
