@@ -85,6 +85,15 @@ DRIFT_BLAS_WHEN=misaligned DRIFT_BLAS_SWAP=-1,-2 DRIFT_BLAS_ROWS=36-39 \
 expect_status 1 $? "check fails when rows 36-39 drift only where the data is not aligned"
 expect_in "the order's dependence on where the data lies changed" misaligned.txt "the report says the order now depends on where the data lies"
 
+# Rows 5-9 adding their 21st and 31st products the other way, only where the data is not aligned:
+# a change in the middle of the tree that the proofs at those placements do not all look at; their
+# bits differ from offset 0's, the reveal there finds the order, in the GEMM and in the GEMV.
+DRIFT_BLAS_WHEN=misaligned DRIFT_BLAS_SWAP=20,30 DRIFT_BLAS_ROWS=5-9 \
+  "$FG" check --suites suites --golden golden >misaligned.txt 2>&1
+expect_status 1 $? "check fails when rows 5-9 drift in the middle of the tree where the data is not aligned"
+expect_in "gemm-float32-m40n36k48: the order's dependence on where the data lies changed" misaligned.txt "the GEMM's order now depends on where the data lies"
+expect_in "gemv-float32-m40n48: the order's dependence on where the data lies changed" misaligned.txt "the GEMV's too"
+
 "$FG" check --suites suites --golden golden >again.txt 2>&1
 expect_status 0 $? "check passes again without the drift"
 finish drift

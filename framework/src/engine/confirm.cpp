@@ -253,15 +253,19 @@ void place_class_pairs(const TargetInfo& info, const std::vector<std::uint32_t>&
   }
 }
 
+// Calls the proof on the second axis may add to what that axis makes anyway.
+constexpr std::size_t kMostExtraProofCalls = 4;
+
 // Each pair above is measured on one line: a row of the class answers the pairs placed on its row
 // and on the columns it crosses. A band of rows (a tail kernel's, an edge tile's) whose order
 // changed where none of those pairs looks would pass. So every pair of a class is also placed on
-// the other axis where the class's whole proof fits there without a call more than that axis makes
-// anyway (one, when it makes none): then every row of the class answers its whole proof on the
-// columns (where the class is a block of rows x columns: a row of a checkerboard class crosses
-// the class only in some columns), and every column on the rows, and a change of a whole row or
-// column of such a class is caught whatever it changed. Where the whole proof does not fit (a GEMV's one column would need a
-// call per pair), nothing more is placed: a part of a proof proves nothing about the rest.
+// the other axis, where the class's whole proof fits there in the calls that axis makes anyway
+// (one, when it makes none) and at most kMostExtraProofCalls more (k - 1 pairs on fewer lines).
+// Then every row of the class answers its whole proof on the columns (where the class is a block
+// of rows x columns: a row of a checkerboard class crosses the class in some columns only), and
+// every column on the rows, and a change of a whole row or column of such a class is caught,
+// whatever it changed. Where the whole proof does not fit (a GEMV's one column would need a call
+// per pair), nothing more is placed: a part of a proof proves nothing about the rest.
 void place_on_the_other_axis(const TargetInfo& info, const std::vector<std::uint32_t>& element_class,
                              std::uint32_t id, const std::vector<GridQueues::Queued>& pairs, GridQueues& q) {
   if (!info.columns_placement || pairs.empty()) return;
@@ -276,7 +280,6 @@ void place_on_the_other_axis(const TargetInfo& info, const std::vector<std::uint
         }
     auto& queues = on_rows ? q.rows : q.columns;
     auto& longest = on_rows ? q.longest_row : q.longest_column;
-    const std::size_t limit = std::max<std::size_t>(longest, 1);
     // The pairs already on this axis (placed there by place_class_pairs) count as placed.
     std::vector<std::uint64_t> placed;
     for (std::size_t line : lines)
@@ -287,13 +290,22 @@ void place_on_the_other_axis(const TargetInfo& info, const std::vector<std::uint
     for (const GridQueues::Queued& pair : pairs)
       if (!std::binary_search(placed.begin(), placed.end(), std::uint64_t{pair.plus} << 32 | pair.minus))
         missing.push_back(pair);
-    std::size_t room = 0;
-    for (std::size_t line : lines) room += limit - std::min(limit, queues[line].size());
-    if (missing.empty() || missing.size() > room) continue;
+    if (missing.empty()) continue;
+    // The calls this axis makes anyway (one, when it makes none), and up to kMostExtraProofCalls
+    // more where the class has fewer lines on it than pairs (k - 1 > m or n).
+    const auto room_at = [&](std::size_t limit) {
+      std::size_t room = 0;
+      for (std::size_t line : lines) room += limit - std::min(limit, queues[line].size());
+      return room;
+    };
+    const std::size_t base = std::max<std::size_t>(longest, 1);
+    std::size_t limit = base;
+    while (room_at(limit) < missing.size() && limit < base + kMostExtraProofCalls) ++limit;
+    if (room_at(limit) < missing.size()) continue;
     std::size_t next = 0;
     for (std::size_t line : lines)
       while (queues[line].size() < limit && next < missing.size()) queues[line].push_back(missing[next++]);
-    longest = limit;
+    longest = std::max(longest, limit);
   }
 }
 

@@ -79,5 +79,85 @@ TEST(AlignmentGrid, APlacementWhoseBitsDifferIsDecidedByTheFullConfirmation) {
   }
 }
 
+// A 12 x 9 grid of one tree whose element (5, 2) follows `other` at `offset`: its probes answer as
+// `other` does, and its sums differ from offset 0's by an ulp (so that its bits differ whatever the
+// random inputs). The arithmetic is not modelled exactly (as a BLAS declares): a simulation that
+// disagrees is a note, not a failure.
+class DriftingPlacedGrid final : public Target {
+ public:
+  DriftingPlacedGrid(const Tree& tree, const Tree& other, std::size_t offset)
+      : base_({12, 9}, {tree}, [](std::size_t, std::size_t) { return std::size_t{0}; }, inexact(tree)),
+        drifted_({12, 9}, {tree, other},
+                 [](std::size_t r, std::size_t c) { return std::size_t{r == 5 && c == 2 ? 1u : 0u}; }, inexact(tree)),
+        info_(base_.info()),
+        offset_(offset) {
+    info_.alignment = AlignmentSupport::honours_offsets;
+    info_.leading_dimensions = false;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    (batch.offset == offset_ ? drifted_ : base_).evaluate(batch, outputs);
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    base_.evaluate(batch, outputs);
+    // Its sums there differ from offset 0's (one ulp: whatever the random inputs, the bits differ).
+    if (batch.offset == offset_) outputs[5 * 9 + 2] = std::nextafter(outputs[5 * 9 + 2], 1e300);
+  }
+  OrderMap truth() const { return base_.truth(); }
+
+ private:
+  static NumericTraits inexact(const Tree& tree) {
+    NumericTraits traits = TreeOracleTarget::default_traits(tree);
+    traits.exact_arithmetic_model = false;
+    return traits;
+  }
+  GridOracleTarget base_, drifted_;
+  TargetInfo info_;
+  std::size_t offset_;
+};
+
+// At offset 3 one element of a sequential sum adds summand 41 where the others add summand 20, and
+// the other way round: a change in the middle of its tree, which neither its share of the proof
+// (two of its 63 pairs would tell) nor its edge pairs look at. Its bits on the shared random inputs
+// differ from offset 0's, and that is evidence enough: the placement is not taken as proven (the
+// confirmation there holds, and the simulation only notes the difference for a library whose
+// arithmetic is not modelled), the reveal there finds the element's order, and the order depends
+// on where the data lies. (Taken as proven before: independent.)
+TEST(AlignmentGrid, AnElementWhoseOrderChangesWhereNoProbeLooksIsFoundByItsBits) {
+  const Tree tree = left_deep_tree(64);
+  DriftingPlacedGrid target(tree, with_leaves_swapped(tree, 20, 41), 3);
+  const AlignmentResult result = check_alignment(target, target.truth(), testing::quick_reveal_options());
+  ASSERT_EQ(result.verdict, AlignmentVerdict::dependent);
+  ASSERT_EQ(result.classes.size(), 2u);
+  EXPECT_EQ(result.classes[1].placements.offsets, std::vector<std::size_t>{3});
+}
+
+// At offset 3 element (4, 1) adds one ulp to every value output and answers every probe as its tree
+// says, and the arithmetic is not modelled exactly: the proof holds, the reveal finds offset 0's
+// map, yet the same inputs give other bits. That is no independence: a named failure.
+TEST(AlignmentGrid, BitsThatDifferUnderOffsetZerosOrderAreAFailureNotAPass) {
+  PlacedGrid target(3);
+  // The same grid with an arithmetic that is not modelled exactly.
+  class Inexact final : public Target {
+   public:
+    explicit Inexact(PlacedGrid& grid) : grid_(grid), info_(grid.info()) { info_.traits.exact_arithmetic_model = false; }
+    const TargetInfo& info() const override { return info_; }
+    void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { grid_.evaluate(batch, outputs); }
+    void evaluate(const ValueBatch& batch, std::span<double> outputs) override { grid_.evaluate(batch, outputs); }
+
+   private:
+    PlacedGrid& grid_;
+    TargetInfo info_;
+  } inexact(target);
+  try {
+    check_alignment(inexact, target.truth(), testing::quick_reveal_options());
+    FAIL() << "offset 3 gives other bits than offset 0 and was accepted";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
+    EXPECT_NE(std::string(e.what()).find("offset 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("differ bitwise from offset 0"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace fprev
