@@ -143,6 +143,33 @@ TEST(OrderMap, AnElementOrBlockWhoseFirstOrLastSummandsMovedIsAClassOfItsOwn) {
     }
 }
 
+// A band of rows or columns whose order differs from the rest in the middle of the tree (leaves 10
+// and 20 trade places), hidden from random inputs: the waves put every probe on a row and, as a
+// replica, on a column, so the band's lines answer the transcript's probes alongside the others'
+// and split off where they differ (this holds with no round of per-element checks at all), and the
+// band becomes a class of its own with its own tree.
+TEST(OrderMap, ABandWhoseOrderDiffersInTheMiddleOfTheTreeIsAClassOfItsOwn) {
+  const std::size_t n = 32, R = 36, C = 34;
+  const std::vector<std::pair<std::string, Tree>> shapes = {
+      {"sequential", left_deep_tree(n)}, {"8 lanes", lanes_tree(n, 8)}, {"random", random_binary_tree(n, std::uint64_t{9})}};
+  for (const auto& [name, tree] : shapes) {
+    const Tree other = with_leaves_swapped(tree, 10, 20);
+    if (other == tree) continue;
+    for (const bool rows : {true, false})
+      for (const std::size_t at : {std::size_t{0}, std::size_t{13}, std::size_t{30}}) {
+        GridOracleTarget target({R, C}, {tree, other}, [&](std::size_t r, std::size_t c) {
+          const std::size_t line = rows ? r : c;
+          return std::size_t{line >= at && line < at + 3 ? 1u : 0u};
+        });
+        target.answer_values_with(0);
+        RevealOptions options;
+        options.verify_inputs = 0;  // the simulated sums would not match the lying arithmetic
+        SCOPED_TRACE(name + (rows ? ", rows " : ", columns ") + std::to_string(at) + "-" + std::to_string(at + 2));
+        reveal_grid(target, options);
+      }
+  }
+}
+
 TEST(OrderMap, RandomMapsOfRandomTreesAreRevealedExactly) {
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     std::mt19937_64 rng(seed);
