@@ -44,8 +44,9 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 // exactly there, whatever the tree's shape: in a sequential sum these are the pairs of the first
 // and last additions, in lanes they stay inside the last and first lanes (where a tree-blind pair
 // of neighbours crosses lanes and only sees how the lanes are combined). Every element answers
-// the first of them (check_elements), so that a single element, or a block of a few, whose tail or
-// head changed is caught as surely as a whole band.
+// the first four (check_elements: the nodes above come in where the parents' pairs coincide, as in
+// a sequential sum), so that a single element, or a block of a few, whose tail or head changed is
+// caught as surely as a whole band.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> edge_pairs(const Tree& tree) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
   const auto n = static_cast<std::uint32_t>(tree.leaf_count());
