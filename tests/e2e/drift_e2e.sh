@@ -60,6 +60,10 @@ drift "rows 36-39 add their last two products the other way" -1,-2 36-39 "" "$ge
   "    rows 36-39: sequential -> sequential; summand 47"
 drift "row 17 adds its last two products the other way" -1,-2 17-17 "" "$gemm" "$gemv" "row 17 x columns 0-35" "    row 17: "
 drift "row 3 adds its second and third products the other way" 1,2 3-3 "" "$gemm" "$gemv" "    row 3: "
+# In the middle of the tree: the GEMV's one column cannot carry the proof on a second axis, so its
+# confirmation holds; its fingerprint differs, and the reveal that follows finds the order.
+drift "rows 5-9 add their 21st and 31st products the other way" 20,30 5-9 "" "$gemm" "$gemv" \
+  "rows 5-9 x columns 0-35: sequential -> binary tree" "    rows 5-9: sequential -> binary tree"
 drift "columns 0-3 add their last two products the other way" -1,-2 "" 0-3 "$gemm" "rows 0-39 x columns 0-3"
 drift "a 4 x 4 corner adds its last two products the other way" -1,-2 36-39 32-35 "$gemm" "rows 36-39 x columns 32-35"
 drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "$gemm" "row 5 x column 7"
