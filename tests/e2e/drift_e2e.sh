@@ -100,4 +100,17 @@ expect_in "gemv-float32-m40n48: the order's dependence on where the data lies ch
 
 "$FG" check --suites suites --golden golden >again.txt 2>&1
 expect_status 0 $? "check passes again without the drift"
+
+# The release is accepted: update records the band's order as a class of its own (the GEMV's
+# too, whose confirmation alone would have kept the old map), check passes with it, and the old
+# release then fails, the other way round.
+cp -r golden accepted
+DRIFT_BLAS_SWAP=20,30 DRIFT_BLAS_ROWS=5-9 "$FG" update --suites suites --golden accepted --no-alignment-check >update2.txt 2>&1
+expect_status 0 $? "update accepts the release whose rows 5-9 changed"
+expect_in "2 changed" update2.txt "update changed both goldens"
+DRIFT_BLAS_SWAP=20,30 DRIFT_BLAS_ROWS=5-9 "$FG" check --suites suites --golden accepted --no-alignment-check >accepted.txt 2>&1
+expect_status 0 $? "check passes with the accepted release"
+"$FG" check --suites suites --golden accepted --no-alignment-check >back.txt 2>&1
+expect_status 1 $? "check fails with the release before"
+expect_in "    rows 5-9: binary tree, depth 47 -> sequential" back.txt "the GEMV's report names rows 5-9, the other way round"
 finish drift
