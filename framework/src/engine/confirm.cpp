@@ -200,23 +200,26 @@ struct GridQueues {
   std::size_t longest_row = 0, longest_column = 0;
 };
 
+// The rows (or columns) that hold an element of class `id`, ascending.
+std::vector<std::size_t> class_lines(const OutputGrid& grid, const std::vector<std::uint32_t>& element_class,
+                                     std::uint32_t id, bool rows) {
+  const std::size_t R = grid.rows, C = grid.columns;
+  std::vector<std::size_t> lines;
+  for (std::size_t line = 0; line < (rows ? R : C); ++line)
+    for (std::size_t k = 0; k < (rows ? C : R); ++k)
+      if (element_class[rows ? line * C + k : k * C + line] == id) {
+        lines.push_back(line);
+        break;
+      }
+  return lines;
+}
+
 void place_class_pairs(const TargetInfo& info, const std::vector<std::uint32_t>& element_class,
                        std::uint32_t id, const std::vector<GridQueues::Queued>& pairs, GridQueues& q) {
   const std::size_t R = info.grid.rows, C = info.grid.columns;
-  std::vector<std::size_t> rows, columns;
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t c = 0; c < C; ++c)
-      if (element_class[r * C + c] == id) {
-        rows.push_back(r);
-        break;
-      }
-  if (info.columns_placement)
-    for (std::size_t c = 0; c < C; ++c)
-      for (std::size_t r = 0; r < R; ++r)
-        if (element_class[r * C + c] == id) {
-          columns.push_back(c);
-          break;
-        }
+  const std::vector<std::size_t> rows = class_lines(info.grid, element_class, id, true);
+  const std::vector<std::size_t> columns =
+      info.columns_placement ? class_lines(info.grid, element_class, id, false) : std::vector<std::size_t>{};
   for (const GridQueues::Queued& pair : pairs) {
     // best: a free slot (shortest queue first), else a new call on the axis with the most lines
     // of the class (then the axis with fewer lines in all: fewer probes per call).
@@ -269,15 +272,8 @@ constexpr std::size_t kMostExtraProofCalls = 4;
 void place_on_the_other_axis(const TargetInfo& info, const std::vector<std::uint32_t>& element_class,
                              std::uint32_t id, const std::vector<GridQueues::Queued>& pairs, GridQueues& q) {
   if (!info.columns_placement || pairs.empty()) return;
-  const std::size_t R = info.grid.rows, C = info.grid.columns;
   for (const bool on_rows : {true, false}) {
-    std::vector<std::size_t> lines;
-    for (std::size_t line = 0; line < (on_rows ? R : C); ++line)
-      for (std::size_t k = 0; k < (on_rows ? C : R); ++k)
-        if (element_class[on_rows ? line * C + k : k * C + line] == id) {
-          lines.push_back(line);
-          break;
-        }
+    const std::vector<std::size_t> lines = class_lines(info.grid, element_class, id, on_rows);
     auto& queues = on_rows ? q.rows : q.columns;
     auto& longest = on_rows ? q.longest_row : q.longest_column;
     // The pairs already on this axis (placed there by place_class_pairs) count as placed.
