@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "fprev/format.hpp"
+
 namespace fprev {
 
 GridOracleTarget::GridOracleTarget(OutputGrid grid, std::vector<Tree> trees, TreeOf tree_of,
@@ -108,6 +110,11 @@ void GridOracleTarget::evaluate_elements(const ValueBatch& batch, std::span<doub
       single.rows = 1;
       single.a = batch.a.subspan(line * n, n);
       single.b = per_column ? batch.b.subspan(batch.column_factors[c] * n, n) : batch.b;
+      std::vector<double> rounded;
+      if (right_format_) {
+        for (double v : single.b) rounded.push_back(round_to_format(v, *right_format_));
+        single.b = rounded;
+      }
       oracle.evaluate(single, std::span<double>(&out, 1));
     }
   ++value_calls;
@@ -115,7 +122,7 @@ void GridOracleTarget::evaluate_elements(const ValueBatch& batch, std::span<doub
 
 void GridOracleTarget::evaluate(const ValueBatch& batch, std::span<double> outputs) {
   const std::size_t n = info_.n;
-  if (wider_ || !batch.column_factors.empty()) {
+  if (wider_ || right_format_ || !batch.column_factors.empty()) {
     evaluate_elements(batch, outputs);
     return;
   }

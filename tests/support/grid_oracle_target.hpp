@@ -43,6 +43,9 @@ class GridOracleTarget : public Target {
   // to the output format at the end: the same tree, another arithmetic (a kernel keeping its sums
   // wider). Probes are unaffected.
   void widen_arithmetic(std::function<bool(std::size_t, std::size_t)> wider);
+  // Value calls round every right factor to `format` before multiplying and keep the left ones
+  // (a kernel that converts op(B) alone): a product then depends on which factor is on which side.
+  void round_right_factors(Format format) { right_format_ = format; }
 
   std::size_t probe_calls = 0;
   std::size_t value_calls = 0;
@@ -67,6 +70,7 @@ class GridOracleTarget : public Target {
   };
   std::optional<Switch> switch_;
   std::optional<std::size_t> values_tree_;
+  std::optional<Format> right_format_;
 };
 
 }  // namespace fprev

@@ -78,6 +78,10 @@ struct Fingerprint {
 struct FingerprintStats {
   std::size_t target_calls = 0;
   std::size_t inputs = 0;   // rows evaluated (fixed sets and fact experiments)
+  // Packed calls (docs/fingerprint.md): inputs read with their factors turned around (left factors
+  // in a column), and of them those read again the usual way because a twin's bits differed.
+  std::size_t turned_inputs = 0;
+  std::size_t read_again = 0;
   double seconds = 0.0;
 };
 

@@ -75,13 +75,18 @@ void grid_signatures(const OutputGrid& grid, std::size_t inputs,
                      const std::function<double(std::size_t, std::size_t, std::size_t)>& output, RevealStats& stats);
 // The same from a grid record (its first run): row r added input r mod count, column c the right
 // factors c mod q (SimulatedRecord::column_b; q = 1 without them). Rows are compared on q inputs,
-// columns on count.
-void grid_signatures(const OutputGrid& grid, const SimulatedRecord& measured, RevealStats& stats);
+// columns on count. An element `reproduced` marks (its output is its class's tree's sum: see
+// compare_recorded_grid_simulation) is alike with every other such element, whatever its inputs;
+// the others are alike where their inputs and bits are the same.
+void grid_signatures(const OutputGrid& grid, const SimulatedRecord& measured, RevealStats& stats,
+                     const std::vector<bool>& reproduced = {});
 
-// Compares every element of the record's first run with its class's tree (compare_grid_simulation).
-void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
-                                      const std::vector<std::uint32_t>& element_class,
-                                      const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats);
+// Compares every element of the record's first run with its class's tree (compare_grid_simulation)
+// and returns, per element, whether its output was the tree's sum bitwise (empty: nothing compared).
+std::vector<bool> compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
+                                                   const std::vector<std::uint32_t>& element_class,
+                                                   const std::function<const Tree&(std::uint32_t)>& tree_of,
+                                                   RevealStats& stats);
 // Evaluates the recorded inputs again: an output that differs now means the order changed between
 // calls (batch_inconsistent), something no run-to-run comparison of back-to-back calls can see.
 // A record of a single run has had no back-to-back comparison: on a difference the inputs are run
@@ -110,7 +115,7 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
                              const std::function<double(std::size_t input, std::size_t element)>& output_at,
                              const std::vector<std::uint32_t>& element_class,
                              const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats,
-                             std::span<const double> column_b = {});
+                             std::span<const double> column_b = {}, std::vector<bool>* matched = nullptr);
 
 // The fused-node test (fused_node_test.cpp). For every node of `tree` with three or more children
 // (a sample of at most a few), inputs on which any fixed fused step returns its exact sum, while an

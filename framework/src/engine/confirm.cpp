@@ -594,10 +594,10 @@ RevealStats confirm(Target& target, const OrderMap& map, const RevealOptions& op
   // the tree, map_reveal.cpp) cover single elements and small blocks.
   const GridProof proof = prove_grid_map(session, map, stats, &options);
   check_unchanged(session, before.record);
-  compare_recorded_grid_simulation(
+  const std::vector<bool> reproduced = compare_recorded_grid_simulation(
       info, before, proof.element_class, [&map](std::uint32_t id) -> const Tree& { return map.classes[id].tree; },
       stats);
-  grid_signatures(info.grid, before, stats);
+  grid_signatures(info.grid, before, stats, reproduced);
   finish_grid_confirmation(stats, proof, map, start);
   return stats;
 }

@@ -5,6 +5,7 @@
 #include "checks.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -23,7 +24,7 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
   for (std::size_t k = 0; k < map.classes.size(); ++k) {
     PackingClass& place = classes[k];
     place.rows = view_rows[k];
-    place.group_of.assign(map.grid.rows, 0);
+    place.group_of.assign(map.grid.rows, PackingClass::kNoGroup);
     std::unordered_map<std::uint64_t, std::size_t> group_of_signature;
     for (std::size_t r : place.rows) {
       const auto [it, added] = group_of_signature.emplace(rows_compared ? row_signatures[r] : r, place.groups.size());
@@ -64,100 +65,196 @@ std::size_t ColumnPacker::add(std::size_t klass, std::size_t row, std::size_t fa
 
 ColumnPacker::Call ColumnPacker::new_call() const {
   const OutputGrid& grid = target_.info().grid;
-  Call call{std::vector<std::size_t>(grid.rows, kFree), std::vector<std::size_t>(grid.columns, kFree),
-            std::vector<std::size_t>(classes_.size(), 0), std::vector<std::vector<std::size_t>>(factors_.size()), {}};
+  Call call;
+  call.on_row.assign(grid.rows, kFree);
+  call.row_factors.assign(grid.rows, kFree);
+  call.column_factors.assign(grid.columns, kFree);
+  call.on_column.assign(grid.columns, kFree);
+  call.next_column.assign(classes_.size(), 0);
+  call.columns_of.resize(factors_.size());
+  call.rows_of.resize(factors_.size());
   for (const PackingClass& klass : classes_) call.next_in_group.emplace_back(klass.groups.size(), 0);
+  call.twinned.assign(factors_.size(), false);
   return call;
 }
 
-bool ColumnPacker::place(Call& call, std::size_t i) {
-  const Input& input = inputs_[i];
-  const PackingClass& klass = classes_[input.klass];
-  // The row: its own, else the first free one of its group.
-  std::size_t row = kFree;
-  if (call.on_row[input.row] == kFree) {
-    row = input.row;
-  } else {
-    const std::size_t group = klass.group_of[input.row];
-    const std::vector<std::size_t>& rows = klass.groups[group];
-    std::size_t& next = call.next_in_group[input.klass][group];
-    while (next < rows.size() && call.on_row[rows[next]] != kFree) ++next;
-    if (next < rows.size()) row = rows[next];
-  }
-  if (row == kFree) return false;
-  // The column: one of the class's that already holds these factors, else its next free one (the
-  // view's column first).
-  std::size_t column = kFree;
+// Rows and columns are only ever taken, so each search resumes where the last one stopped.
+std::size_t ColumnPacker::free_row(Call& call, const Input& input) const {
+  if (call.row_free(input.row)) return input.row;
+  const std::size_t group = classes_[input.klass].group_of[input.row];
+  const std::vector<std::size_t>& rows = classes_[input.klass].groups[group];
+  std::size_t& next = call.next_in_group[input.klass][group];
+  while (next < rows.size() && !call.row_free(rows[next])) ++next;
+  return next < rows.size() ? rows[next] : kFree;
+}
+
+std::size_t ColumnPacker::free_column(Call& call, std::size_t klass) const {
+  const std::vector<std::size_t>& columns = classes_[klass].columns;
+  std::size_t& next = call.next_column[klass];
+  while (next < columns.size() && !call.column_free(columns[next])) ++next;
+  return next < columns.size() ? columns[next] : kFree;
+}
+
+std::size_t ColumnPacker::free_rows_left(const Call& call, const Input& input) const {
+  const std::size_t group = classes_[input.klass].group_of[input.row];
+  const std::vector<std::size_t>& rows = classes_[input.klass].groups[group];
+  std::size_t left = 0;
+  for (std::size_t i = call.next_in_group[input.klass][group]; i < rows.size(); ++i) left += call.row_free(rows[i]);
+  return left;
+}
+
+std::size_t ColumnPacker::free_columns_left(const Call& call, std::size_t klass) const {
+  const std::vector<std::size_t>& columns = classes_[klass].columns;
+  std::size_t left = 0;
+  for (std::size_t i = call.next_column[klass]; i < columns.size(); ++i) left += call.column_free(columns[i]);
+  return left;
+}
+
+std::size_t ColumnPacker::factors_column(Call& call, const Input& input) const {
   for (std::size_t c : call.columns_of[input.factors])
-    if (readable_[input.klass][c]) {
-      column = c;
-      break;
-    }
-  if (column == kFree) {
-    std::size_t& next = call.next_column[input.klass];
-    while (next < klass.columns.size() && call.column_factors[klass.columns[next]] != kFree) ++next;
-    if (next == klass.columns.size()) return false;
-    column = klass.columns[next];
+    if (readable_[input.klass][c]) return c;
+  return free_column(call, input.klass);
+}
+
+bool ColumnPacker::place_usual(Call& call, std::size_t i, Spot& spot) const {
+  const Input& input = inputs_[i];
+  // The row: its own, else the first free one of its group; the column: one of the class's that
+  // already holds these factors, else its next free one (the view's column first).
+  const std::size_t row = free_row(call, input);
+  if (row == kFree) return false;
+  const std::size_t column = factors_column(call, input);
+  if (column == kFree) return false;
+  if (call.column_factors[column] == kFree) {
     call.column_factors[column] = input.factors;
     call.columns_of[input.factors].push_back(column);
   }
   call.on_row[row] = i;
-  row_of_[i] = row;
-  column_of_[i] = column;
+  spot.row = row;
+  spot.column = column;
+  spot.turned = false;
   return true;
 }
 
-std::size_t ColumnPacker::plan() {
-  row_of_.assign(inputs_.size(), kFree);
-  column_of_.assign(inputs_.size(), kFree);
-  call_of_.assign(inputs_.size(), kFree);
-  std::vector<Call>& calls = planned_;
-  calls.clear();
-  for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    std::size_t c = 0;
-    while (c < calls.size() && !place(calls[c], i)) ++c;
-    if (c == calls.size()) {
-      calls.push_back(new_call());
-      if (!place(calls.back(), i))
-        throw std::logic_error("ColumnPacker: an input fits no empty call (a class without rows or columns)");
+bool ColumnPacker::place_turned(Plan& plan, std::size_t c, std::size_t i) const {
+  Call& call = plan.calls[c];
+  const Input& input = inputs_[i];
+  const PackingClass& klass = classes_[input.klass];
+  const std::size_t group = klass.group_of[input.row];
+  // The row holding its factors (a row of its group), else a free row of the group for them; the
+  // column: a free one of its class.
+  std::size_t row = kFree;
+  for (std::size_t r : call.rows_of[input.factors])
+    if (klass.group_of[r] == group) {
+      row = r;
+      break;
     }
-    call_of_[i] = c;
+  const bool new_row = row == kFree;
+  if (new_row) row = free_row(call, input);
+  if (row == kFree) return false;
+  // Each is taken before the next is looked for (and given back where the input does not fit).
+  if (new_row) call.row_factors[row] = input.factors;
+  const std::size_t column = free_column(call, input.klass);
+  if (column != kFree) call.on_column[column] = i;
+  Spot twin;
+  twin.call = c;
+  if (column == kFree || (!call.twinned[input.factors] && !place_usual(call, i, twin))) {
+    if (new_row) call.row_factors[row] = kFree;
+    if (column != kFree) call.on_column[column] = kFree;
+    return false;
   }
-  planned_once_ = true;
-  return calls.size();
+  if (new_row) call.rows_of[input.factors].push_back(row);
+  if (!call.twinned[input.factors]) {  // the twin: a copy of the input on a row of its own
+    plan.twins.push_back({i, twin});
+    call.twinned[input.factors] = true;
+  }
+  plan.spots[i] = {c, row, column, true};
+  return true;
 }
 
-void ColumnPacker::run() {
+ColumnPacker::Plan ColumnPacker::make_plan(const std::vector<std::size_t>& inputs, bool turn) const {
+  Plan plan;
+  plan.spots.assign(inputs_.size(), Spot{});
+  for (std::size_t i : inputs) {
+    bool placed = false;
+    for (std::size_t c = 0; !placed; ++c) {
+      const bool fresh = c == plan.calls.size();
+      if (fresh) plan.calls.push_back(new_call());
+      Call& call = plan.calls[c];
+      const Input& input = inputs_[i];
+      // Turned where the class has more free columns than its row's group free rows: the two
+      // ways then use up rows and columns about evenly.
+      const bool turned_first = turn && free_columns_left(call, input.klass) > free_rows_left(call, input);
+      if (turned_first) placed = place_turned(plan, c, i);
+      Spot spot;
+      spot.call = c;
+      if (!placed && place_usual(call, i, spot)) {
+        plan.spots[i] = spot;
+        placed = true;
+      }
+      if (!placed && turn && !turned_first) placed = place_turned(plan, c, i);
+      if (!placed && fresh)
+        throw std::logic_error("ColumnPacker: an input fits no empty call (a class without rows or columns)");
+    }
+  }
+  return plan;
+}
+
+std::size_t ColumnPacker::plan() {
+  std::vector<std::size_t> all(inputs_.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  plan_ = make_plan(all, false);
+  // Turned inputs only where they save a call: elsewhere every input is read the usual way.
+  if (!inputs_.empty() && plan_.calls.size() > 1) {
+    Plan turned = make_plan(all, true);
+    if (turned.calls.size() < plan_.calls.size()) plan_ = std::move(turned);
+  }
+  planned_once_ = true;
+  return plan_.calls.size();
+}
+
+double ColumnPacker::at(const std::vector<double>& outputs, const Spot& spot) const {
+  const OutputGrid& grid = target_.info().grid;
+  return outputs[spot.call * grid.size() + spot.row * grid.columns + spot.column];
+}
+
+std::vector<double> ColumnPacker::evaluate(const Plan& plan) {
   const TargetInfo& info = target_.info();
   const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
-  if (!planned_once_) plan();
-  const std::vector<Call>& calls = planned_;
-  // Materialise: rows of left factors (zero where free), every column's right factors (zero where
-  // free: those outputs are not read).
+  const std::vector<Call>& calls = plan.calls;
+  // Materialise: rows of left factors (zero where free) and every column's right factors (zero
+  // where free: those outputs are not read); a turned input's rows hold its right factors and its
+  // column its left factors.
   std::vector<std::vector<double>> a(calls.size()), b(calls.size());
   std::vector<std::vector<std::uint32_t>> named(calls.size());
   std::vector<ValueBatch> batches(calls.size());
   for (std::size_t c = 0; c < calls.size(); ++c) {
+    const Call& call = calls[c];
     std::size_t used_rows = 0;
     for (std::size_t r = 0; r < rows; ++r)
-      if (calls[c].on_row[r] != kFree) used_rows = r + 1;
+      if (!call.row_free(r)) used_rows = r + 1;
     a[c].assign(used_rows * n, 0.0);
-
     for (std::size_t r = 0; r < used_rows; ++r) {
-      const std::size_t i = calls[c].on_row[r];
-      if (i == kFree) continue;
-      inputs_[i].write(std::span<double>(a[c]).subspan(r * n, n));
-      ++stats_.inputs;
+      const std::span<double> row = std::span<double>(a[c]).subspan(r * n, n);
+      if (call.on_row[r] != kFree) inputs_[call.on_row[r]].write(row);
+      else if (call.row_factors[r] != kFree)
+        std::copy(factors_[call.row_factors[r]].begin(), factors_[call.row_factors[r]].end(), row.begin());
     }
-    // b: the call's factors, a block each in the order the columns first name them; a free column
-    // names the first block (its outputs are not read).
+    // b: a block for each set of factors in the order the columns first name them and one for each
+    // turned input; a free column names the first block (its outputs are not read).
     std::vector<std::uint32_t> block_of(factors_.size(), 0xffffffffu);
     named[c].assign(columns, 0);
     for (std::size_t column = 0; column < columns; ++column) {
-      const std::size_t id = calls[c].column_factors[column];
+      const auto next_block = static_cast<std::uint32_t>(b[c].size() / n);
+      if (call.on_column[column] != kFree) {
+        b[c].resize(b[c].size() + n, 0.0);
+        inputs_[call.on_column[column]].write(std::span<double>(b[c]).subspan(b[c].size() - n, n));
+        named[c][column] = next_block;
+        continue;
+      }
+      const std::size_t id = call.column_factors[column];
       if (id == kFree) continue;
       if (block_of[id] == 0xffffffffu) {
-        block_of[id] = static_cast<std::uint32_t>(b[c].size() / n);
+        block_of[id] = next_block;
         b[c].insert(b[c].end(), factors_[id].begin(), factors_[id].end());
       }
       named[c][column] = block_of[id];
@@ -172,11 +269,36 @@ void ColumnPacker::run() {
   std::size_t done = 0;
   if (!calls.empty()) target_.evaluate_value_calls(batches, grid_outputs, done);
   stats_.target_calls += calls.size();
-
   calls_made_ += calls.size();
+  return grid_outputs;
+}
+
+void ColumnPacker::run() {
+  if (!planned_once_) plan();
+  const std::vector<double> grid_outputs = evaluate(plan_);
   outputs_.resize(inputs_.size());
-  for (std::size_t i = 0; i < inputs_.size(); ++i)
-    outputs_[i] = grid_outputs[call_of_[i] * info.grid.size() + row_of_[i] * columns + column_of_[i]];
+  std::vector<std::size_t> turned;
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    outputs_[i] = at(grid_outputs, plan_.spots[i]);
+    if (plan_.spots[i].turned) turned.push_back(i);
+  }
+  stats_.inputs += inputs_.size();
+  stats_.turned_inputs += turned.size();
+  // Bits, not values: a NaN equals no value and -0 equals 0.
+  const auto bits = [](double x) {
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+  };
+  const bool twins_disagree = std::any_of(plan_.twins.begin(), plan_.twins.end(), [&](const Twin& twin) {
+    return bits(at(grid_outputs, twin.spot)) != bits(outputs_[twin.input]);
+  });
+  if (!twins_disagree) return;
+  // The target's products do not commute: the turned inputs again, the usual way.
+  const Plan again = make_plan(turned, false);
+  const std::vector<double> again_outputs = evaluate(again);
+  for (std::size_t i : turned) outputs_[i] = at(again_outputs, again.spots[i]);
+  stats_.read_again += turned.size();
 }
 
 }  // namespace fprev::detail

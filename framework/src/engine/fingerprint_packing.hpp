@@ -36,7 +36,8 @@ namespace fprev::detail {
 struct PackingClass {
   std::vector<std::size_t> rows;
   std::vector<std::size_t> columns;
-  std::vector<std::size_t> group_of;              // per grid row of `rows`: its group (else unused)
+  static constexpr std::size_t kNoGroup = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> group_of;              // per grid row: its group, kNoGroup where not in `rows`
   std::vector<std::vector<std::size_t>> groups;   // rows that computed alike, in the order of `rows`
 };
 
@@ -61,12 +62,23 @@ class ColumnPacker {
   std::size_t add(std::size_t klass, std::size_t row, std::size_t factors_id,
                   std::function<void(std::span<double>)> write);
   // Places every queued input (greedily, in queue order) and returns the calls that takes; no call
-  // is made. Nothing may be queued after it.
+  // is made. Nothing may be queued after it. Inputs are also turned around (below) where that
+  // takes fewer calls.
   std::size_t plan();
-  // Evaluates the planned calls (plan() first where it was not called) in one run.
+  // Evaluates the planned calls (plan() first where it was not called) in one run, and again the
+  // turned inputs, as they were, where a twin disagreed (see "Turned inputs").
   void run();
   double output(std::size_t index) const { return outputs_.at(index); }
   std::size_t calls() const { return calls_made_; }
+
+  // Turned inputs. Element (r, c) adds the products a[r][k] * b_c[k], and a product does not depend
+  // on which factor is the left one: an input may also go with its right factors on a row (of its
+  // row's group) and its left factors as the right factors of a free column of its class. A call
+  // then carries up to rows + columns inputs instead of rows (sgemm 512^3: 1248 inputs in 2 calls,
+  // not 3). TargetInfo::column_right_factors promises that products commute; each call checks it:
+  // for every set of right factors it turns, one turned input also goes the usual way (its twin),
+  // and where a twin's bits differ the turned inputs are read again the usual way
+  // (FingerprintStats::turned_inputs, read_again).
 
  private:
   struct Input {
@@ -75,17 +87,48 @@ class ColumnPacker {
     std::size_t factors;
     std::function<void(std::span<double>)> write;
   };
-  struct Call {
-    std::vector<std::size_t> on_row;         // input index per row, kFree where none
-    std::vector<std::size_t> column_factors;  // factors id per column, kFree where none
-    std::vector<std::size_t> next_column;     // per class: where its search for a free column resumes
-    std::vector<std::vector<std::size_t>> columns_of;  // per factors id: the columns holding them
-    std::vector<std::vector<std::size_t>> next_in_group;  // per class and group: every row before it is taken
-  };
   static constexpr std::size_t kFree = static_cast<std::size_t>(-1);
+  struct Call {
+    std::vector<std::size_t> on_row;          // per row: the input on it, kFree where none
+    std::vector<std::size_t> row_factors;     // per row: the factors id it holds for turned inputs
+    std::vector<std::size_t> column_factors;  // per column: the factors id it holds, kFree where none
+    std::vector<std::size_t> on_column;       // per column: the turned input it holds
+    std::vector<std::size_t> next_column;     // per class: where its search for a free column resumes
+    std::vector<std::vector<std::size_t>> columns_of;     // per factors id: the columns holding them
+    std::vector<std::vector<std::size_t>> rows_of;        // per factors id: the rows holding them
+    std::vector<std::vector<std::size_t>> next_in_group;  // per class and group: every row before it is taken
+    std::vector<bool> twinned;                            // per factors id: its twin is in this call
+    bool row_free(std::size_t r) const { return on_row[r] == kFree && row_factors[r] == kFree; }
+    bool column_free(std::size_t c) const { return column_factors[c] == kFree && on_column[c] == kFree; }
+  };
+  // Where an input is read: the call, the element, and whether it is turned.
+  struct Spot {
+    std::size_t call = kFree, row = kFree, column = kFree;
+    bool turned = false;
+  };
+  struct Twin {
+    std::size_t input;  // the turned input it copies
+    Spot spot;
+  };
+  struct Plan {
+    std::vector<Call> calls;
+    std::vector<Spot> spots;  // per input (kFree call where the plan does not hold it)
+    std::vector<Twin> twins;
+  };
   Call new_call() const;
-  // Places input i in `call` when a row and a column fit; returns whether it did.
-  bool place(Call& call, std::size_t i);
+  std::size_t free_row(Call& call, const Input& input) const;
+  std::size_t free_column(Call& call, std::size_t klass) const;
+  std::size_t free_rows_left(const Call& call, const Input& input) const;
+  std::size_t free_columns_left(const Call& call, std::size_t klass) const;
+  // The column holding these factors that the class may read in, else its next free one.
+  std::size_t factors_column(Call& call, const Input& input) const;
+  // Places input i in `call` the usual way / turned when there is room; returns whether it did.
+  bool place_usual(Call& call, std::size_t i, Spot& spot) const;
+  bool place_turned(Plan& plan, std::size_t c, std::size_t i) const;
+  Plan make_plan(const std::vector<std::size_t>& inputs, bool turn) const;
+  // Evaluates the plan's calls; returns their outputs, call after call.
+  std::vector<double> evaluate(const Plan& plan);
+  double at(const std::vector<double>& outputs, const Spot& spot) const;
 
   Target& target_;
   const std::vector<PackingClass>& classes_;
@@ -94,8 +137,7 @@ class ColumnPacker {
   std::vector<Input> inputs_;
   std::vector<double> outputs_;
   std::vector<std::vector<bool>> readable_;  // per class: the columns it may be read in
-  std::vector<std::size_t> call_of_, row_of_, column_of_;  // per input, once placed
-  std::vector<Call> planned_;
+  Plan plan_;
   bool planned_once_ = false;
   std::size_t calls_made_ = 0;
 };

@@ -36,13 +36,16 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
                              const std::function<double(std::size_t input, std::size_t element)>& output_at,
                              const std::vector<std::uint32_t>& element_class,
                              const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats,
-                             std::span<const double> column_b) {
+                             std::span<const double> column_b, std::vector<bool>* matched) {
   const NumericTraits& traits = info.traits;
   const std::size_t n = info.n, rows = info.grid.rows, columns = info.grid.columns;
   const std::size_t factor_sets = column_b.empty() ? 1 : column_b.size() / n;
   std::map<std::tuple<std::size_t, std::size_t, std::uint32_t>, double> expected;  // (input, factors, class) -> sum
   std::map<std::uint32_t, bool> simulated;  // class -> its tree has a model here
   std::vector<double> values(n);
+  // Per element: 0 not compared, 1 every input it added reproduced, 2 one did not.
+  std::vector<std::uint8_t> verdict(matched != nullptr ? info.grid.size() : 0, 0);
+  bool noted = false;  // a mismatch was noted (an arithmetic without an exact model): no more notes
   for (std::size_t input = 0; input < input_count; ++input)
     for (std::size_t r = 0; r < rows; ++r) {
       if (!reaches(input, r)) continue;
@@ -67,7 +70,12 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
                    .first;
         }
         const double got = output_at(input, r * columns + c);
-        if (std::memcmp(&it->second, &got, sizeof got) == 0) continue;
+        if (std::memcmp(&it->second, &got, sizeof got) == 0) {
+          if (matched != nullptr && verdict[r * columns + c] == 0) verdict[r * columns + c] = 1;
+          continue;
+        }
+        if (matched != nullptr) verdict[r * columns + c] = 2;
+        if (noted) continue;
         std::ostringstream os;
         os.precision(17);
         os << "on random input #" << input << " output element (" << r << ", " << c << ") returned " << got
@@ -75,10 +83,17 @@ void compare_grid_simulation(const TargetInfo& info, const RandomInputs& inputs,
            << ") gives " << it->second;
         const std::string probe = "random input #" + std::to_string(input) + " at output element (" +
                                   std::to_string(r) + ", " + std::to_string(c) + ")";
-        if (simulation_mismatch(traits, os.str(), probe, got, stats)) return;
+        if (simulation_mismatch(traits, os.str(), probe, got, stats)) {
+          noted = true;
+          if (matched == nullptr) return;
+        }
       }
     }
-  stats.simulated_inputs += input_count;
+  if (matched != nullptr) {
+    matched->assign(verdict.size(), false);
+    for (std::size_t e = 0; e < verdict.size(); ++e) (*matched)[e] = verdict[e] == 1;
+  }
+  if (!noted) stats.simulated_inputs += input_count;
 }
 
 namespace {
@@ -109,40 +124,51 @@ void grid_signatures(const OutputGrid& grid, std::size_t inputs,
       }
 }
 
-void grid_signatures(const OutputGrid& grid, const SimulatedRecord& measured, RevealStats& stats) {
+void grid_signatures(const OutputGrid& grid, const SimulatedRecord& measured, RevealStats& stats,
+                     const std::vector<bool>& reproduced) {
   stats.row_signatures.clear();
   stats.column_signatures.clear();
   const ValueRecord& record = measured.record;
   if (record.outputs.size() != grid.size() || record.distinct == 0) return;
   const std::size_t n = record.a.size() / std::max<std::size_t>(1, record.inputs);
   const std::size_t factor_sets = measured.column_b.empty() || n == 0 ? 1 : measured.column_b.size() / n;
-  // Each line's inputs go into its hash first, so lines that added other inputs never match.
+  const bool any_reproduced = reproduced.size() == grid.size();
+  // Each element's inputs go into the hash before its bits, so lines that added other inputs never
+  // match there. An element whose output is its class's tree's sum (bitwise, on exactly modelled
+  // arithmetic) computed as the model does: such elements are alike whatever inputs they added.
+  constexpr std::uint64_t kReproduced = 0x5eedf00dc0ffee11ull;
   std::vector<std::uint64_t> rows(grid.rows, kFnvOffset), columns(grid.columns, kFnvOffset);
-  for (std::size_t r = 0; r < grid.rows; ++r) fnv_mix(rows[r], r % record.distinct);
-  for (std::size_t c = 0; c < grid.columns; ++c) fnv_mix(columns[c], c % factor_sets);
   for (std::size_t r = 0; r < grid.rows; ++r)
     for (std::size_t c = 0; c < grid.columns; ++c) {
+      if (any_reproduced && reproduced[r * grid.columns + c]) {
+        fnv_mix(rows[r], kReproduced);
+        fnv_mix(columns[c], kReproduced);
+        continue;
+      }
       std::uint64_t bits = 0;
       std::memcpy(&bits, &record.outputs[r * grid.columns + c], sizeof bits);
-      fnv_mix(rows[r], c % factor_sets);
-      fnv_mix(rows[r], bits);
-      fnv_mix(columns[c], r % record.distinct);
-      fnv_mix(columns[c], bits);
+      for (std::uint64_t word : {std::uint64_t{r % record.distinct}, std::uint64_t{c % factor_sets}, bits}) {
+        fnv_mix(rows[r], word);
+        fnv_mix(columns[c], word);
+      }
     }
   // A line is compared on the inputs the other axis gave it: kept where those are two or more.
   if (factor_sets >= 2) stats.row_signatures = std::move(rows);
   if (record.distinct >= 2) stats.column_signatures = std::move(columns);
 }
 
-void compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
-                                      const std::vector<std::uint32_t>& element_class,
-                                      const std::function<const Tree&(std::uint32_t)>& tree_of, RevealStats& stats) {
-  if (measured.count == 0) return;
+std::vector<bool> compare_recorded_grid_simulation(const TargetInfo& info, const SimulatedRecord& measured,
+                                                   const std::vector<std::uint32_t>& element_class,
+                                                   const std::function<const Tree&(std::uint32_t)>& tree_of,
+                                                   RevealStats& stats) {
+  std::vector<bool> reproduced;
+  if (measured.count == 0) return reproduced;
   compare_grid_simulation(
       info, measured.simulation, measured.count,
       [&](std::size_t input, std::size_t r) { return r % measured.count == input; },
       [&](std::size_t, std::size_t element) { return measured.record.outputs[element]; }, element_class, tree_of,
-      stats, measured.column_b);
+      stats, measured.column_b, &reproduced);
+  return reproduced;
 }
 
 }  // namespace fprev::detail

@@ -266,8 +266,8 @@ RevealStats verify(Target& target, const OrderMap& map, const RevealOptions& opt
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
   const auto tree_of = [&](std::uint32_t id) -> const Tree& { return map.classes[id].tree; };
   check_fused_nodes_per_class(session, element_class, tree_of, stats);
-  detail::compare_recorded_grid_simulation(info, measured, element_class, tree_of, stats);
-  detail::grid_signatures(info.grid, measured, stats);
+  const std::vector<bool> reproduced = detail::compare_recorded_grid_simulation(info, measured, element_class, tree_of, stats);
+  detail::grid_signatures(info.grid, measured, stats, reproduced);
   stats.map_classes = map.classes.size();
   stats.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

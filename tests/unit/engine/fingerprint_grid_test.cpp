@@ -158,11 +158,16 @@ TEST(GridFingerprint, PackedCallsReadNoColumnThatComputedOtherwise) {
   target.widen_arithmetic([](std::size_t, std::size_t c) { return c % 2 == 1; });
   const OrderMap map = target.truth();
   ASSERT_EQ(map.classes.size(), 1u);
-  // The confirmation's columns add 8 sets of right factors in turn: column c is compared with the
-  // columns c + 8, c + 16, ... that added the same, on the 8 inputs of the rows.
+  // The confirmation's columns add 8 sets of right factors in turn. The even columns reproduce the
+  // tree's float32 sums at every row, so they are alike whatever they added; an odd column is
+  // compared with the columns c + 8, c + 16, ... that added the same, on the 8 inputs of the rows.
   const RevealStats evidence = confirmation(target, map);
-  for (std::size_t c = 1; c < 32; ++c)
-    EXPECT_EQ(evidence.column_signatures[c] == evidence.column_signatures[0], c % 8 == 0) << "column " << c;
+  for (std::size_t c = 1; c < 32; ++c) {
+    EXPECT_EQ(evidence.column_signatures[c] == evidence.column_signatures[0], c % 2 == 0) << "column " << c;
+    if (c % 2 == 1) {
+      EXPECT_EQ(evidence.column_signatures[c] == evidence.column_signatures[1], c % 8 == 1) << "column " << c;
+    }
+  }
   const Measured view = class_by_class(target, map);
   const Measured in_packs = packed(target, map, evidence);
   expect_same(view, in_packs);
@@ -175,9 +180,9 @@ TEST(GridFingerprint, PackedCallsReadNoColumnThatComputedOtherwise) {
 
 // The same for rows: rows 8-11 keep their sums in float64. A set row belongs on the row its view
 // puts it on (rows 0-7 here, for every set); when that row is taken it moves only to a row whose
-// signature is its own: one that added the same inputs (the confirmation gives row r input r mod
-// 8, and its columns 8 sets of right factors in turn) and gave the same bits. Rows 8-11 never
-// qualify; rows 16-63 do.
+// signature is its own: one whose every element reproduced the tree's float32 sum (the
+// confirmation gives row r input r mod 8, and its columns 8 sets of right factors in turn), or
+// one that added the same inputs and gave the same bits. Rows 8-11 never qualify; the others do.
 TEST(GridFingerprint, PackedCallsMoveARowOnlyToARowThatComputedAlike) {
   const std::size_t n = 33;
   NumericTraits traits = float32_products();
@@ -192,7 +197,7 @@ TEST(GridFingerprint, PackedCallsMoveARowOnlyToARowThatComputedAlike) {
   const RevealStats evidence = confirmation(target, map);
   ASSERT_EQ(evidence.row_signatures.size(), 64u);
   for (std::size_t r = 1; r < 64; ++r)
-    EXPECT_EQ(evidence.row_signatures[r] == evidence.row_signatures[0], r % 8 == 0 && r != 8) << "row " << r;
+    EXPECT_EQ(evidence.row_signatures[r] == evidence.row_signatures[0], r < 8 || r >= 12) << "row " << r;
   const Measured moved = packed(target, map, evidence);
   expect_same(view, moved);
   RevealStats rows_unknown = evidence;
@@ -221,6 +226,49 @@ TEST(GridFingerprint, WithoutSignaturesOrTheCapabilityNothingIsPacked) {
   capable.take_column_factors();
   EXPECT_EQ(packed(capable, map, RevealStats{}).calls, together(capable, map).calls);
   EXPECT_LT(packed(capable, map, confirmation(capable, map)).calls, together(capable, map).calls);
+}
+
+// A call also carries inputs turned around: the right factors on a row (of the input's group) and
+// the left factors as the right factors of a free column, read where they meet (a product does not
+// depend on which factor is on which side). One class of a 64 x 64 grid then reads its inputs in
+// fewer calls than one input a row allows, and its fingerprint is still its view's.
+TEST(GridFingerprint, TurnedInputsFillTheColumnsToo) {
+  const std::size_t n = 33;
+  GridOracleTarget target({64, 64}, {random_binary_tree(n, 13)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          float32_products());
+  target.take_column_factors();
+  const OrderMap map = target.truth();
+  const RevealStats evidence = confirmation(target, map);
+  FingerprintStats stats;
+  const std::size_t before = target.calls();
+  Measured in_packs;
+  in_packs.fingerprints = measure_map_fingerprints(target, map, &stats, &evidence);
+  in_packs.calls = stats.target_calls;
+  EXPECT_EQ(stats.target_calls, target.calls() - before);
+  expect_same(class_by_class(target, map), in_packs);
+  EXPECT_GT(stats.turned_inputs, 0u);
+  EXPECT_EQ(stats.read_again, 0u) << "the twins agree: products commute here";
+  EXPECT_LT(stats.target_calls, (stats.inputs + 63) / 64) << stats.inputs << " inputs, 64 rows";
+}
+
+// A target whose products do not commute (it rounds its right factors to bfloat16 and keeps the
+// left ones): the turned inputs' twins, read the usual way in the same call, give other bits, so
+// every turned input is read again the usual way and the fingerprint is the view's.
+TEST(GridFingerprint, TurnedInputsAreReadAgainWhereATwinDisagrees) {
+  const std::size_t n = 33;
+  GridOracleTarget target({64, 64}, {random_binary_tree(n, 13)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          float32_products());
+  target.take_column_factors();
+  target.round_right_factors(Format::bfloat16);
+  const OrderMap map = target.truth();
+  const RevealStats evidence = confirmation(target, map);
+  FingerprintStats stats;
+  Measured in_packs;
+  in_packs.fingerprints = measure_map_fingerprints(target, map, &stats, &evidence);
+  in_packs.calls = stats.target_calls;
+  expect_same(class_by_class(target, map), in_packs);
+  EXPECT_GT(stats.turned_inputs, 0u);
+  EXPECT_EQ(stats.read_again, stats.turned_inputs);
 }
 
 // A target that fails while the classes' facts are measured (their threads wait for the call): the
