@@ -4,8 +4,8 @@
 # products of some rows, some columns, a corner block or a single element in the other order. A
 # BLAS whose sgemm does exactly that when asked (tests/e2e/drift_blas) is recorded with update,
 # then checked after each drift: check exits 1 and names the elements whose tree changed, and
-# passes again once the drift is gone. A band that contracts its products (the same order, another
-# arithmetic) fails on the fingerprint; a drift only where the data is not aligned fails the
+# passes again once the drift is gone. A band or an element that contracts its products (the same
+# order, another arithmetic) fails on the fingerprint; a drift only where the data is not aligned fails the
 # alignment check. (Until the confirmation proved on both axes and checked
 # every element's edge pairs, a band of four rows with its last two products swapped passed.)
 # usage: drift_e2e.sh FPREV_GOLDEN ROOT DRIFT_BLAS
@@ -70,13 +70,19 @@ drift "one element adds its last two products the other way" -1,-2 5-5 7-7 "$gem
 drift "one element adds its second and third products the other way" 1,2 20-20 30-30 "$gemm" "row 20 x column 30"
 drift "one element adds its last and third-to-last products the other way" -1,-3 0-0 35-35 "$gemm" "row 0 x column 35"
 
-# Another arithmetic under the same order: rows 36-39 (and, in the GEMM, columns 30-35) contract
-# their products into the sum (fmaf). The fingerprint's inputs are read on rows and columns across
-# each class, so a band's arithmetic is seen. (One element alone is not: docs/limits.md.)
+# Another arithmetic under the same order: rows 36-39 (and, in the GEMM, columns 30-35, or one
+# element) contract their products into the sum (fmaf). The fingerprint gives every element one
+# input and compares each class's elements (the fact "uniformity"), so the report names where.
 DRIFT_BLAS_FMA=1 DRIFT_BLAS_ROWS=36-39 "$FG" check --suites suites --golden golden --no-alignment-check >fma.txt 2>&1
 expect_status 1 $? "check fails when rows 36-39 contract their products"
 expect_in "gemm-float32-m40n36k48: the arithmetic changed under the same summation tree" fma.txt "the GEMM's report says the arithmetic changed under the same tree"
 expect_in "gemv-float32-m40n48: the arithmetic changed under the same summation tree" fma.txt "the GEMV's report says so too"
+expect_in "uniformity: every element alike -> differs at rows 36-39 x columns 0-35 (other bits than element (0, 0)" fma.txt "the GEMM's report names rows 36-39"
+expect_in "uniformity: every element alike -> differs at rows 36-39 (other bits than element (0, 0)" fma.txt "the GEMV's report names rows 36-39"
+DRIFT_BLAS_FMA=1 DRIFT_BLAS_ROWS=5-5 DRIFT_BLAS_COLUMNS=7-7 "$FG" check --suites suites --golden golden --no-alignment-check \
+  --case gemm-float32-m40n36k48 >fma.txt 2>&1
+expect_status 1 $? "check fails when one element of the GEMM contracts its products"
+expect_in "uniformity: every element alike -> differs at row 5 x column 7" fma.txt "the report names row 5 x column 7"
 DRIFT_BLAS_FMA=1 DRIFT_BLAS_COLUMNS=30-35 "$FG" check --suites suites --golden golden --no-alignment-check \
   --case gemm-float32-m40n36k48 >fma.txt 2>&1
 expect_status 1 $? "check fails when columns 30-35 of the GEMM contract their products"
@@ -113,4 +119,17 @@ expect_status 0 $? "check passes with the accepted release"
 "$FG" check --suites suites --golden accepted --no-alignment-check >back.txt 2>&1
 expect_status 1 $? "check fails with the release before"
 expect_in "    rows 5-9: binary tree, depth 47 -> sequential" back.txt "the GEMV's report names rows 5-9, the other way round"
+
+# A release whose rows 36-39 contract their products is accepted the same way: its goldens record
+# where the elements compute otherwise, and check passes with it and fails without it.
+cp -r golden fused
+DRIFT_BLAS_FMA=1 DRIFT_BLAS_ROWS=36-39 "$FG" update --suites suites --golden fused --no-alignment-check >update3.txt 2>&1
+expect_status 0 $? "update accepts the release whose rows 36-39 contract their products"
+grep -rq "fingerprint.fact.uniformity: differs at rows 36-39 x columns 0-35" fused &&
+  pass "the GEMM's golden records rows 36-39" || fail "no golden records rows 36-39 as computing otherwise"
+DRIFT_BLAS_FMA=1 DRIFT_BLAS_ROWS=36-39 "$FG" check --suites suites --golden fused --no-alignment-check >fused.txt 2>&1
+expect_status 0 $? "check passes with the accepted release"
+"$FG" check --suites suites --golden fused --no-alignment-check >unfused.txt 2>&1
+expect_status 1 $? "check fails with the release before"
+expect_in "uniformity: differs at rows 36-39 x columns 0-35 (other bits than element (0, 0) on the same input) -> every element alike" unfused.txt "the report names rows 36-39, the other way round"
 finish drift

@@ -151,8 +151,13 @@ FingerprintComparison compare_fingerprints(const Fingerprint& golden, const Fing
   for (const auto& [name, unused] : all) {
     const auto old_it = golden.facts.find(name);
     const auto new_it = now.facts.find(name);
-    const std::string before = old_it == golden.facts.end() ? "(not recorded)" : old_it->second;
-    const std::string after = new_it == now.facts.end() ? "(not measured)" : new_it->second;
+    // "uniformity" is written only where a class's elements compute otherwise than its reference
+    // element (fingerprint_uniformity.hpp): without it they computed alike.
+    const bool absent_is_alike = name == "uniformity";
+    const std::string before =
+        old_it != golden.facts.end() ? old_it->second : absent_is_alike ? "every element alike" : "(not recorded)";
+    const std::string after =
+        new_it != now.facts.end() ? new_it->second : absent_is_alike ? "every element alike" : "(not measured)";
     if (before != after) c.changed_facts.push_back(name + ": " + before + " -> " + after);
   }
   return c;

@@ -34,6 +34,7 @@
 
 #include "fingerprint_lab.hpp"
 #include "fingerprint_packing.hpp"
+#include "fingerprint_uniformity.hpp"
 #include "fprev/class_view.hpp"
 
 namespace fprev::detail {
@@ -497,6 +498,13 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
       sets_ride->measure_in_views();
     }
   }
+  // Every element of a class computes like the elements it is read at, or the fact names those
+  // that do not (fingerprint_uniformity.hpp).
+  std::vector<std::pair<std::size_t, std::size_t>> reference;
+  for (const ClassPlace& place : places) reference.emplace_back(place.rows.front(), place.column);
+  const std::vector<std::string> uniformity = measure_uniformity(target, map, reference, sets, stats);
+  for (std::size_t k = 0; k < classes; ++k)
+    if (!uniformity[k].empty()) facts[k]["uniformity"] = uniformity[k];
   for (std::size_t k = 0; k < classes; ++k) fingerprints[k].outputs = set_outputs[k];
   for (std::size_t k = 0; k < classes; ++k) {
     fingerprints[k].facts = std::move(facts[k]);

@@ -1,0 +1,32 @@
+// Whether every element of an order map's class computes like the element its fingerprint is read
+// at. A class is a set of elements with one summation tree; its fingerprint (the arithmetic the
+// tree does not show) is read at a few of its elements (its view's, and the packed calls'), and
+// stands for all of them. Elements of one tree can still differ in arithmetic (a tail kernel that
+// rounds its products where the main kernel contracts them, a band of rows kept in a wider
+// accumulator): the reveal's random inputs have exact products and cannot tell all of that apart.
+// One call gives every element the same input, the fingerprint's first "cancel" input (random
+// significands on both factors: inexact products; sums that cancel): elements of one class that
+// compute alike return the same bits, and those that do not are named (the fact "uniformity").
+// One input tells a wider accumulator or contracted products apart almost surely in a sum of a few
+// dozen products or more; it is evidence, not a proof.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fprev/fingerprint.hpp"
+#include "fprev/order_map.hpp"
+#include "fprev/target.hpp"
+
+namespace fprev::detail {
+
+// Per class of `map` (a grid target's): empty where every element returned the bits of the class's
+// reference element `reference[k]` (row, column), else the fact's value, e.g. "differs at rows 36-39
+// x columns 0-35 (other bits than element (0, 0) on the same input)". One target call, counted in
+// `stats`.
+std::vector<std::string> measure_uniformity(Target& target, const OrderMap& map,
+                                            const std::vector<std::pair<std::size_t, std::size_t>>& reference,
+                                            const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats);
+
+}  // namespace fprev::detail
