@@ -117,6 +117,9 @@ FactModel impact_model(const Tree& tree, const ImpactArithmetic& arithmetic, std
   const std::string bits = fact_value(arithmetic, "fused-extra-bits");
   if (!bits.empty() && bits.find_first_not_of("0123456789") == std::string::npos) model.fused_extra_bits = std::stoi(bits);
   else if (bits.starts_with("at least ")) model.fused_extra_bits = std::atoi(bits.c_str() + 9);
+  const std::string uniformity = fact_value(arithmetic, "uniformity");
+  if (!uniformity.empty())
+    notes.push_back("not every element computes alike (" + uniformity + "): simulated as the facts read them");
   const std::string alignment = fact_value(arithmetic, "fused-alignment");
   model.fused_truncates = alignment == "terms truncated, sum truncated";
   if (!alignment.empty() && !alignment.starts_with("terms truncated, sum "))
