@@ -437,8 +437,20 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
   }
   // Every class's inputs are built for the class's own view (n, formats: the grid's).
   const std::vector<FingerprintInputSet> sets = fingerprint_inputs(views.front()->info());
+  // Every element of a class computes like its reference (the first its view reads), or the fact
+  // "uniformity" names those that do not, and the class is read where its elements computed like
+  // the reference only (fingerprint_uniformity.hpp): its facts describe those.
+  std::vector<std::pair<std::size_t, std::size_t>> reference;
+  for (const ClassPlace& place : places) reference.emplace_back(place.rows.front(), place.column);
+  const Uniformity uniformity = measure_uniformity(target, map, reference, sets, stats);
+  const OrderMap read_in = reading_map(map, uniformity, reference);
+  if (uniformity.any())
+    for (std::size_t k = 0; k < classes; ++k) {
+      views[k] = std::make_unique<ClassView>(target, read_in, k);
+      places[k] = {views[k]->rows(), views[k]->column()};
+    }
   std::vector<Fingerprint> fingerprints(classes);
-  const std::vector<PackingClass> packing = packing_for(target, map, places, row_signatures, column_signatures);
+  const std::vector<PackingClass> packing = packing_for(target, read_in, places, row_signatures, column_signatures);
   std::optional<JointFacts::Riders> sets_ride;
   std::vector<std::map<std::string, std::vector<double>>> set_outputs(classes);
   std::vector<std::size_t> set_inputs;  // packed: the packer's index of every set row, class by class
@@ -498,13 +510,8 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
       sets_ride->measure_in_views();
     }
   }
-  // Every element of a class computes like the elements it is read at, or the fact names those
-  // that do not (fingerprint_uniformity.hpp).
-  std::vector<std::pair<std::size_t, std::size_t>> reference;
-  for (const ClassPlace& place : places) reference.emplace_back(place.rows.front(), place.column);
-  const std::vector<std::string> uniformity = measure_uniformity(target, map, reference, sets, stats);
   for (std::size_t k = 0; k < classes; ++k)
-    if (!uniformity[k].empty()) facts[k]["uniformity"] = uniformity[k];
+    if (!uniformity.facts[k].empty()) facts[k]["uniformity"] = uniformity.facts[k];
   for (std::size_t k = 0; k < classes; ++k) fingerprints[k].outputs = set_outputs[k];
   for (std::size_t k = 0; k < classes; ++k) {
     fingerprints[k].facts = std::move(facts[k]);

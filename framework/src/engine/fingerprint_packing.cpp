@@ -20,8 +20,9 @@ std::vector<PackingClass> packing_classes(const OrderMap& map, const std::vector
   // Without row signatures every row is a group of its own: inputs stay on their rows.
   const bool rows_compared = row_signatures.size() == map.grid.rows;
   const std::vector<std::uint32_t> element_class = classes_of_elements(map);
-  std::vector<PackingClass> classes(map.classes.size());
-  for (std::size_t k = 0; k < map.classes.size(); ++k) {
+  // The classes read are the first view_rows.size() of the map (a reading map holds more after them).
+  std::vector<PackingClass> classes(view_rows.size());
+  for (std::size_t k = 0; k < view_rows.size(); ++k) {
     PackingClass& place = classes[k];
     place.rows = view_rows[k];
     place.group_of.assign(map.grid.rows, PackingClass::kNoGroup);

@@ -41,7 +41,7 @@ struct PackingClass {
   std::vector<std::vector<std::size_t>> groups;   // rows that computed alike, in the order of `rows`
 };
 
-// The columns each class of `map` may be read in (its view's `view_columns[k]` first) and its
+// The columns each class k < view_rows.size() of `map` may be read in (its view's `view_columns[k]` first) and its
 // groups of alike rows, or nothing when the signatures do not cover the grid. Rows and columns are
 // alike when their signatures are equal (RevealStats::row_signatures, column_signatures); a row
 // moves only within its group, so a fixed input is read in a row that added the same inputs as its

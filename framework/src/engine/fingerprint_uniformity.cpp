@@ -35,20 +35,22 @@ std::string regions_text(const OutputGrid& grid, const Tree& tree, const std::ve
 
 }  // namespace
 
-std::vector<std::string> measure_uniformity(Target& target, const OrderMap& map,
-                                            const std::vector<std::pair<std::size_t, std::size_t>>& reference,
-                                            const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats) {
+Uniformity measure_uniformity(Target& target, const OrderMap& map,
+                              const std::vector<std::pair<std::size_t, std::size_t>>& reference,
+                              const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats) {
   const TargetInfo& info = target.info();
   const OutputGrid& grid = info.grid;
   const std::size_t n = info.n;
-  std::vector<std::string> facts(map.classes.size());
-  if (grid.size() < 2 || sets.empty() || n == 0) return facts;
+  Uniformity result;
+  result.facts.resize(map.classes.size());
+  result.differs.assign(grid.size(), false);
+  if (grid.size() < 2 || sets.empty() || n == 0) return result;
   // The "cancel" set's first input: random significands on both factors (inexact products) and sums
   // that cancel, so a wider accumulator or contracted products show in the last bits (tried: the
   // "normal" and "wide" sets' inputs missed a band of columns kept in float64 that this one sees).
   const auto cancel = std::find_if(sets.begin(), sets.end(), [](const FingerprintInputSet& s) { return s.name == "cancel"; });
   const FingerprintInputSet& set = cancel != sets.end() ? *cancel : sets.front();
-  if (set.rows == 0 || set.a.size() < n) return facts;
+  if (set.rows == 0 || set.a.size() < n) return result;
   std::vector<double> a(grid.rows * n);
   for (std::size_t r = 0; r < grid.rows; ++r)
     std::copy_n(set.a.begin(), n, a.begin() + static_cast<std::ptrdiff_t>(r * n));
@@ -64,18 +66,44 @@ std::vector<std::string> measure_uniformity(Target& target, const OrderMap& map,
   for (std::size_t k = 0; k < map.classes.size(); ++k) {
     const auto [row, column] = reference.at(k);
     const std::uint64_t expected = bits_of(outputs[row * grid.columns + column]);
-    std::vector<std::size_t> differs(grid.size(), 0);
+    std::vector<std::size_t> marked(grid.size(), 0);
     bool any = false;
     for (std::size_t e = 0; e < grid.size(); ++e)
       if (element_class[e] == k && bits_of(outputs[e]) != expected) {
-        differs[e] = 1;
+        marked[e] = 1;
+        result.differs[e] = true;
         any = true;
       }
     if (!any) continue;
-    facts[k] = "differs at " + regions_text(grid, map.classes[k].tree, differs) + " (other bits than element (" +
-               std::to_string(row) + ", " + std::to_string(column) + ") on the same input)";
+    result.facts[k] = "differs at " + regions_text(grid, map.classes[k].tree, marked) + " (other bits than element (" +
+                      std::to_string(row) + ", " + std::to_string(column) + ") on the same input)";
   }
-  return facts;
+  return result;
+}
+
+OrderMap reading_map(const OrderMap& map, const Uniformity& uniformity,
+                     const std::vector<std::pair<std::size_t, std::size_t>>& reference) {
+  if (!uniformity.any()) return map;
+  const std::size_t classes = map.classes.size();
+  const std::vector<std::uint32_t> element_class = classes_of_elements(map);
+  std::vector<std::size_t> label(map.grid.size());
+  for (std::size_t e = 0; e < label.size(); ++e) label[e] = element_class[e] + (uniformity.differs[e] ? classes : 0);
+  std::vector<Tree> trees;
+  for (int copy = 0; copy < 2; ++copy)
+    for (const OrderClass& c : map.classes) trees.push_back(c.tree);
+  const OrderMap split = map_of_elements(map.grid, label, std::move(trees));
+  // Class k first, at index k (the part holding its reference element), then the others.
+  OrderMap read = split;
+  read.classes.clear();
+  std::vector<bool> placed(split.classes.size(), false);
+  for (std::size_t k = 0; k < classes; ++k) {
+    const std::size_t at = split.class_index_at(reference[k].first, reference[k].second);
+    read.classes.push_back(split.classes[at]);
+    placed[at] = true;
+  }
+  for (std::size_t i = 0; i < split.classes.size(); ++i)
+    if (!placed[i]) read.classes.push_back(split.classes[i]);
+  return read;
 }
 
 }  // namespace fprev::detail

@@ -11,6 +11,7 @@
 // dozen products or more; it is evidence, not a proof.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,12 +22,27 @@
 
 namespace fprev::detail {
 
-// Per class of `map` (a grid target's): empty where every element returned the bits of the class's
-// reference element `reference[k]` (row, column), else the fact's value, e.g. "differs at rows 36-39
-// x columns 0-35 (other bits than element (0, 0) on the same input)". One target call, counted in
-// `stats`.
-std::vector<std::string> measure_uniformity(Target& target, const OrderMap& map,
-                                            const std::vector<std::pair<std::size_t, std::size_t>>& reference,
-                                            const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats);
+struct Uniformity {
+  // Per class of the map: empty where every element returned the bits of the class's reference
+  // element, else the fact's value, e.g. "differs at rows 36-39 x columns 0-35 (other bits than
+  // element (0, 0) on the same input)".
+  std::vector<std::string> facts;
+  // Per element (row-major): whether it returned other bits than its class's reference element.
+  std::vector<bool> differs;
+  bool any() const { return std::find(differs.begin(), differs.end(), true) != differs.end(); }
+};
+
+// The comparison for `map` (a grid target's), class k against its reference element `reference[k]`
+// (row, column): one target call, counted in `stats`.
+Uniformity measure_uniformity(Target& target, const OrderMap& map,
+                              const std::vector<std::pair<std::size_t, std::size_t>>& reference,
+                              const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats);
+
+// The map a class's fingerprint is read in: `map` whose class k keeps only the elements that
+// computed like its reference (so its view and its packed calls read only those, and the facts
+// describe them), the others in classes of their own with the same tree after the first
+// map.classes.size() (not in canonical order). `map` itself where no element differs.
+OrderMap reading_map(const OrderMap& map, const Uniformity& uniformity,
+                     const std::vector<std::pair<std::size_t, std::size_t>>& reference);
 
 }  // namespace fprev::detail

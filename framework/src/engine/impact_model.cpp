@@ -119,7 +119,7 @@ FactModel impact_model(const Tree& tree, const ImpactArithmetic& arithmetic, std
   else if (bits.starts_with("at least ")) model.fused_extra_bits = std::atoi(bits.c_str() + 9);
   const std::string uniformity = fact_value(arithmetic, "uniformity");
   if (!uniformity.empty())
-    notes.push_back("not every element computes alike (" + uniformity + "): simulated as the facts read them");
+    notes.push_back("not every element computes alike (" + uniformity + "): simulated as the class's reference element computes");
   const std::string alignment = fact_value(arithmetic, "fused-alignment");
   model.fused_truncates = alignment == "terms truncated, sum truncated";
   if (!alignment.empty() && !alignment.starts_with("terms truncated, sum "))
