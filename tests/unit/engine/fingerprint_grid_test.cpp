@@ -255,6 +255,43 @@ TEST(GridFingerprint, WithoutSignaturesOrTheCapabilityNothingIsPacked) {
   EXPECT_LT(packed(capable, map, confirmation(capable, map)).calls, together(capable, map).calls);
 }
 
+// Of three classes, the second (rows 0-19 x columns 8-9) holds a block that keeps its sums in
+// float64 (rows 4-5 x columns 8-9). Only that class gets the fact, against its own reference
+// element (0, 8); it is read without the block, so its fingerprint is that of a class of its other
+// elements, measured through that class's own view (a map built here with the block as a class of
+// its own); the other classes are read as before. Unpacked and packed alike.
+TEST(GridFingerprint, OnlyTheClassWithElementsThatComputeOtherwiseNamesThem) {
+  const std::size_t n = 40;
+  const std::vector<Tree> trees = {left_deep_tree(n), balanced_tree(n), random_binary_tree(n, 3)};
+  const auto tree_at = [](std::size_t r, std::size_t c) { return std::size_t{r >= 20 ? 0u : c >= 8 ? 1u : 2u}; };
+  const auto in_block = [](std::size_t r, std::size_t c) { return r >= 4 && r < 6 && c >= 8; };
+  NumericTraits traits = float32_products();
+  traits.exact_arithmetic_model = false;
+  GridOracleTarget target({24, 10}, trees, tree_at, traits);
+  target.take_column_factors();
+  target.widen_arithmetic(in_block);
+  const OrderMap map = target.truth();
+  ASSERT_EQ(map.classes.size(), 3u);
+  ASSERT_TRUE(map.classes[1].contains(0, 8));
+  std::vector<std::size_t> label(24 * 10);
+  for (std::size_t r = 0; r < 24; ++r)
+    for (std::size_t c = 0; c < 10; ++c) label[r * 10 + c] = in_block(r, c) ? 3 : tree_at(r, c);
+  const OrderMap with_block = map_of_elements({24, 10}, label, {trees[0], trees[1], trees[2], trees[1]});
+  ASSERT_EQ(with_block.classes.size(), 4u);
+  ASSERT_TRUE(with_block.classes[2].contains(4, 8)) << "the block is the third class by its first element";
+  const Measured alone = class_by_class(target, with_block);
+  Measured expected;
+  expected.fingerprints = {alone.fingerprints[0], alone.fingerprints[1], alone.fingerprints[3]};
+  for (const Measured& measured : {together(target, map), packed(target, map, confirmation(target, map))}) {
+    expect_same(expected, measured);
+    EXPECT_FALSE(measured.fingerprints[0].facts.contains("uniformity"));
+    EXPECT_EQ(measured.fingerprints[1].facts.at("uniformity"),
+              "differs at " + format_region(Region{{{4, 5}}, {{8, 9}}}, {24, 10}) +
+                  " (other bits than element (0, 8) on the same input)");
+    EXPECT_FALSE(measured.fingerprints[2].facts.contains("uniformity"));
+  }
+}
+
 // A call also carries inputs turned around: the right factors on a row (of the input's group) and
 // the left factors as the right factors of a free column, read where they meet (a product does not
 // depend on which factor is on which side). One class of a 64 x 64 grid then reads its inputs in
