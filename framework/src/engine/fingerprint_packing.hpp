@@ -7,7 +7,8 @@
 // other elements of that row and column add what their own column and row hold, and are not read.
 // So a call carries as many inputs as the grid has rows, whatever their right factors, where the
 // calls of the view's column (fingerprint_grid.cpp without packing) carry one set of right factors
-// each: sgemm 512^3's fingerprint takes 3 calls instead of 8.
+// each; and with inputs turned around in the free columns (ColumnPacker, "Turned inputs") up to
+// rows + columns: sgemm 512^3's 1248 inputs take 2 calls instead of 8.
 //
 // Where a class is read. A class's view (fprev/class_view.hpp) reads its rows R in one column c. A
 // packed input may be read in another column c' only where every element (r, c'), r in R, belongs
