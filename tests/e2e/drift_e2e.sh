@@ -95,6 +95,15 @@ DRIFT_BLAS_WHEN=misaligned DRIFT_BLAS_SWAP=-1,-2 DRIFT_BLAS_ROWS=36-39 \
 expect_status 1 $? "check fails when rows 36-39 drift only where the data is not aligned"
 expect_in "the order's dependence on where the data lies changed" misaligned.txt "the report says the order now depends on where the data lies"
 
+# Rows 36-39 contracting their products only where the data is not aligned: the same order at
+# every placement, and the proof's random inputs have exact products; one input with inexact
+# products on every element gives other bits at offset 1 than at offset 0 (the build before
+# passed this).
+DRIFT_BLAS_WHEN=misaligned DRIFT_BLAS_FMA=1 DRIFT_BLAS_ROWS=36-39 \
+  "$FG" check --suites suites --golden golden --case gemm-float32-m40n36k48 >misaligned.txt 2>&1
+expect_status 1 $? "check fails when rows 36-39 contract their products only where the data is not aligned"
+expect_in "at offset 1 every output element follows offset 0's order (the proof and a reveal agree), but the outputs on the same inputs differ bitwise from offset 0's" misaligned.txt "the report names offset 1 and says the arithmetic depends on where the data lies"
+
 # Rows 5-9 adding their 21st and 31st products the other way, only where the data is not aligned:
 # a change in the middle of the tree that the proofs at those placements do not all look at; their
 # bits differ from offset 0's, the reveal there finds the order, in the GEMM and in the GEMV.

@@ -13,12 +13,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <optional>
 
 #include "checks.hpp"
+#include "fingerprint_uniformity.hpp"
 #include "fprev/confirm.hpp"
+#include "fprev/fingerprint.hpp"
 #include "stream_pool.hpp"
 
 namespace fprev {
@@ -196,17 +199,31 @@ class PlacementRun {
 // bits differ from the reference's does the full confirm() run, to say why. Same inputs, other bits:
 // something differs there even when that confirmation holds (an order change its probes do not
 // see, at a few elements; or another arithmetic), so the placement is then not taken as proven.
+// `arithmetic`: offset 0's outputs on one input with inexact products (outputs_on_one_input, every
+// element): the random inputs behind the proof have exact products, so an arithmetic that depends on
+// the placement only in how products are rounded (an unaligned path without FMA) would pass it.
+// Other bits here: not held, as above.
 FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement& where, const RevealOptions& options,
-                    const PlacementRun& run, const detail::SimulatedRecord* reference) {
+                    const PlacementRun& run, const detail::SimulatedRecord* reference,
+                    const std::vector<FingerprintInputSet>& sets, const std::vector<double>& arithmetic) {
   FirstProof proof;
   try {
     PlacedTarget placed(target, where.offset, where.leading_pad, run.counts());
+    const auto same_arithmetic = [&] {
+      if (arithmetic.empty()) return true;
+      const std::vector<double> here = detail::outputs_on_one_input(placed, sets);
+      return here.size() == arithmetic.size() &&
+             std::memcmp(here.data(), arithmetic.data(), here.size() * sizeof(double)) == 0;
+    };
     if (reference != nullptr && detail::confirm_grid_against_reference(placed, at_zero, options, *reference)) {
-      proof.held = true;
-      return proof;
+      proof.held = same_arithmetic();
+      proof.bits_differ = !proof.held;
+      if (proof.held) return proof;
+    } else {
+      proof.bits_differ = reference != nullptr;
     }
-    proof.bits_differ = reference != nullptr;
     proof.multi_pair_probes = confirm(placed, at_zero, options).multi_pair_probes;
+    if (!proof.bits_differ) proof.bits_differ = !same_arithmetic();
     proof.held = !proof.bits_differ;
   } catch (const RevealFailure& e) {
     if (e.diagnostic().finding == Finding::verification_failed) return proof;
@@ -241,7 +258,9 @@ bool small_enough_side_by_side(const TargetInfo& info) {
 
 std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero,
                                          const std::vector<DataPlacement>& placements, const RevealOptions& options,
-                                         const PlacementRun& run, const detail::SimulatedRecord* reference) {
+                                         const PlacementRun& run, const detail::SimulatedRecord* reference,
+                                         const std::vector<FingerprintInputSet>& sets,
+                                         const std::vector<double>& arithmetic) {
   const TargetInfo& info = target.info();
   std::size_t lanes = 1;
   if (small_enough_side_by_side(info) && options.make_worker && options.streams > 1)
@@ -260,7 +279,7 @@ std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero
       FirstProof& proof = proofs[p];
       try {
         proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], lanes == 1, lane == 0),
-                         run, reference);
+                         run, reference, sets, arithmetic);
       } catch (...) {  // over budget before the proof began
         proof.failure = std::current_exception();
       }
@@ -300,13 +319,17 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   // in placement order, what a serial check does with each: a failure ends the check, a held proof
   // places it in offset 0's class, a failed one tries the other classes found so far, then reveals.
   // A grid's placements share one measurement of the simulation's inputs at offset 0.
+  // And every placement's outputs on one input with inexact products, against offset 0's.
   std::optional<detail::SimulatedRecord> reference;
-  if (info.is_grid() && !placements.empty()) {
+  const std::vector<FingerprintInputSet> sets = fingerprint_inputs(info);
+  std::vector<double> arithmetic;
+  if (!placements.empty()) {
     PlacedTarget at_offset_zero(target, 0, 0, run.counts());
-    reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
+    if (info.is_grid()) reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
+    arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
   }
-  const std::vector<FirstProof> first =
-      prove_placements(target, at_zero, placements, options, run, reference ? &*reference : nullptr);
+  const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run,
+                                                         reference ? &*reference : nullptr, sets, arithmetic);
   for (std::size_t p = 0; p < placements.size(); ++p) {
     const auto [offset, pad] = placements[p];
     ++stats.placements;
@@ -349,7 +372,7 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
           d.finding = Finding::verification_failed;
           d.message = "at " + placement_name(offset, pad) +
                       " every output element follows offset 0's order (the proof and a reveal agree), but "
-                      "the outputs on the same random inputs differ bitwise from offset 0's";
+                      "the outputs on the same inputs differ bitwise from offset 0's";
           d.likely_cause = "the arithmetic depends on where the data lies (e.g. an aligned path that "
                            "contracts products or keeps wider sums), so results are not reproducible "
                            "across placements";

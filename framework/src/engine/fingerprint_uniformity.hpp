@@ -32,6 +32,11 @@ struct Uniformity {
   bool any() const { return std::find(differs.begin(), differs.end(), true) != differs.end(); }
 };
 
+// The outputs of one call in which every element (every row of a grid; the one output of a
+// single-output target) adds the comparison's input (the "cancel" set's first of `sets`); empty
+// where the sets hold none. The alignment check compares them between placements.
+std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets);
+
 // The comparison for `map` (a grid target's), class k against its reference element `reference[k]`
 // (row, column): one target call, counted in `stats`.
 Uniformity measure_uniformity(Target& target, const OrderMap& map,

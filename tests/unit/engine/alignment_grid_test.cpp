@@ -52,7 +52,7 @@ class PlacedGrid final : public Target {
   std::optional<std::size_t> tampered_offset_;
 };
 
-TEST(AlignmentGrid, EveryPlacementCostsItsProofAndOneCallOfTheSharedInputs) {
+TEST(AlignmentGrid, EveryPlacementCostsItsProofAndTwoCallsOfTheSharedInputs) {
   PlacedGrid target;
   ASSERT_EQ(alignment_offsets(target.info().traits.input), 8u);
   AlignmentStats stats;
@@ -61,8 +61,8 @@ TEST(AlignmentGrid, EveryPlacementCostsItsProofAndOneCallOfTheSharedInputs) {
   EXPECT_EQ(stats.placements, 7u);
   EXPECT_EQ(stats.proofs, 7u);
   // One measurement at offset 0, then one call of those inputs per placement (a full confirmation
-  // makes two), besides the proofs' probe calls.
-  EXPECT_EQ(target.value_calls, 1u + 7u);
+  // makes two), besides the proofs' probe calls; and as many of the input with inexact products.
+  EXPECT_EQ(target.value_calls, (1u + 7u) * 2);
   EXPECT_EQ(stats.target_calls, target.value_calls + target.probe_calls);
 }
 
@@ -145,6 +145,53 @@ TEST(AlignmentGrid, BitsThatDifferUnderOffsetZerosOrderAreAFailureNotAPass) {
   } catch (const RevealFailure& e) {
     EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
     EXPECT_NE(std::string(e.what()).find("offset 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("differ bitwise from offset 0"), std::string::npos) << e.what();
+  }
+}
+
+// A GEMM-like grid (float32 products) whose every placement follows one tree, and which at offset
+// 5 rounds its right factors to bfloat16 before multiplying (an unaligned path that computes its
+// products otherwise). The random inputs behind the proof have powers of two on the right, exact
+// in bfloat16: their bits are offset 0's. One input with random significands on both factors is
+// not: the placement is not taken as proven, and the reveal finds offset 0's order, so the check
+// fails naming offset 5. (Before that input, the check passed: checked.)
+class ProductsOtherwiseAtOneOffset final : public Target {
+ public:
+  ProductsOtherwiseAtOneOffset()
+      : plain_({12, 9}, {lanes_tree(48, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }, products()),
+        rounded_({12, 9}, {lanes_tree(48, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }, products()),
+        info_(plain_.info()) {
+    rounded_.round_right_factors(Format::bfloat16);
+    info_.alignment = AlignmentSupport::honours_offsets;
+    info_.leading_dimensions = false;
+  }
+  const TargetInfo& info() const override { return info_; }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override { plain_.evaluate(batch, outputs); }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    (batch.offset == 5 ? rounded_ : plain_).evaluate(batch, outputs);
+  }
+  OrderMap truth() const { return plain_.truth(); }
+
+ private:
+  static NumericTraits products() {
+    NumericTraits t;
+    t.input = t.accumulator = t.output = Format::float32;
+    t.summand = SummandKind::product;
+    return t;
+  }
+  GridOracleTarget plain_, rounded_;
+  TargetInfo info_;
+};
+
+TEST(AlignmentGrid, ProductsRoundedOtherwiseAtOnePlacementAreAFailure) {
+  ProductsOtherwiseAtOneOffset target;
+  ASSERT_EQ(alignment_offsets(target.info().traits.input), 16u);
+  try {
+    check_alignment(target, target.truth(), testing::quick_reveal_options());
+    FAIL() << "offset 5 computes its products otherwise and was accepted";
+  } catch (const RevealFailure& e) {
+    EXPECT_EQ(e.diagnostic().finding, Finding::verification_failed) << e.what();
+    EXPECT_NE(std::string(e.what()).find("offset 5"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("differ bitwise from offset 0"), std::string::npos) << e.what();
   }
 }
