@@ -319,14 +319,17 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   // in placement order, what a serial check does with each: a failure ends the check, a held proof
   // places it in offset 0's class, a failed one tries the other classes found so far, then reveals.
   // A grid's placements share one measurement of the simulation's inputs at offset 0.
-  // And every placement's outputs on one input with inexact products, against offset 0's.
+  // And, where that measurement confirmed offset 0's map (its simulation reproduced every element's
+  // bits: the map is offset 0's, not merely a map given to prove), every placement's outputs on one
+  // input with inexact products against offset 0's. A single-output target has no such measurement
+  // here (docs/alignment.md).
   std::optional<detail::SimulatedRecord> reference;
   const std::vector<FingerprintInputSet> sets = fingerprint_inputs(info);
   std::vector<double> arithmetic;
-  if (!placements.empty()) {
+  if (info.is_grid() && !placements.empty()) {
     PlacedTarget at_offset_zero(target, 0, 0, run.counts());
-    if (info.is_grid()) reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
-    arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
+    reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
+    if (reference) arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
   }
   const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run,
                                                          reference ? &*reference : nullptr, sets, arithmetic);
