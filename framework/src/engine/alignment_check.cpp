@@ -319,17 +319,23 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   // in placement order, what a serial check does with each: a failure ends the check, a held proof
   // places it in offset 0's class, a failed one tries the other classes found so far, then reveals.
   // A grid's placements share one measurement of the simulation's inputs at offset 0.
-  // And, where that measurement confirmed offset 0's map (its simulation reproduced every element's
-  // bits: the map is offset 0's, not merely a map given to prove), every placement's outputs on one
-  // input with inexact products against offset 0's. A single-output target has no such measurement
-  // here (docs/alignment.md).
+  // And, where offset 0 is seen to follow the map (a grid: that measurement's simulation reproduced
+  // every element's bits; a single output: the simulation's random inputs, once more), every
+  // placement's outputs on one input with inexact products against offset 0's. A map handed to the
+  // check that offset 0 does not follow is no reference for them.
   std::optional<detail::SimulatedRecord> reference;
   const std::vector<FingerprintInputSet> sets = fingerprint_inputs(info);
   std::vector<double> arithmetic;
-  if (info.is_grid() && !placements.empty()) {
+  if (!placements.empty()) {
     PlacedTarget at_offset_zero(target, 0, 0, run.counts());
-    reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
-    if (reference) arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
+    bool follows = false;
+    if (info.is_grid()) {
+      reference = detail::grid_placement_reference(at_offset_zero, at_zero, options);
+      follows = reference.has_value();
+    } else if (at_zero.classes.size() == 1) {
+      follows = detail::reproduces_tree_on_random_inputs(at_offset_zero, at_zero.classes.front().tree, options);
+    }
+    if (follows) arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
   }
   const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run,
                                                          reference ? &*reference : nullptr, sets, arithmetic);

@@ -130,6 +130,12 @@ void check_fused_nodes(const TargetInfo& info, const Tree& tree, const FusedTest
 // A random input that adding in the tree's order does not reproduce bitwise: a note on the stats
 // for targets whose arithmetic is not modelled exactly (the order rests on the probes), a
 // verification_failed diagnostic otherwise. Returns true when it was only a note.
+// Whether a single-output `target` returns `tree`'s simulated sum bitwise on options.verify_inputs
+// random inputs (the simulation check's inputs, without its verdict); false where the tree has no
+// model here (fused nodes) or there are no such inputs. The alignment check asks it before it takes
+// offset 0's outputs as the reference for the other placements.
+bool reproduces_tree_on_random_inputs(Target& target, const Tree& tree, const RevealOptions& options);
+
 bool simulation_mismatch(const NumericTraits& traits, const std::string& what, const std::string& probe,
                          double output, RevealStats& stats);
 

@@ -203,6 +203,32 @@ void check_simulation(ProbeSession& session, const Tree& tree, const RevealOptio
 
 }  // namespace
 
+bool reproduces_tree_on_random_inputs(Target& target, const Tree& tree, const RevealOptions& options) {
+  const TargetInfo& info = target.info();
+  const NumericTraits& traits = info.traits;
+  if (info.is_grid() || options.verify_inputs == 0 || tree.leaf_count() < 2 || tree.leaf_count() != info.n) return false;
+  if ((tree.max_arity() > 2 || traits.max_fused_width > 2) && !traits.simulate_fused) return false;
+  const std::size_t rows = options.verify_inputs, n = info.n;
+  const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0x51a1, 12);
+  std::vector<double> values(n);
+  for (std::size_t first = 0; first < rows;) {
+    const std::size_t count = std::min(std::max<std::size_t>(1, info.max_batch), rows - first);
+    ValueBatch batch;
+    batch.rows = count;
+    batch.a = std::span<const double>(inputs.a).subspan(first * n, count * n);
+    batch.b = inputs.b;
+    std::vector<double> outputs(count);
+    target.evaluate(batch, outputs);
+    for (std::size_t r = 0; r < count; ++r) {
+      for (std::size_t k = 0; k < n; ++k) values[k] = inputs.summand(first + r, n, k);
+      const double expected = simulate_sum(tree, values, traits.accumulator, traits.output, traits.fused_extra_bits);
+      if (std::memcmp(&expected, &outputs[r], sizeof expected) != 0) return false;
+    }
+    first += count;
+  }
+  return true;
+}
+
 void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                 std::size_t probe_count, bool all_from_first, RevealStats& stats) {
   check_probes(session, tree, options, probe_count, all_from_first, stats);
