@@ -18,6 +18,13 @@ void require(bool condition, const std::string& message) {
 
 }  // namespace
 
+NumericTraits float32_product_traits() {
+  NumericTraits t;
+  t.input = t.accumulator = t.output = Format::float32;
+  t.summand = SummandKind::product;
+  return t;
+}
+
 NumericTraits TreeOracleTarget::default_traits(const Tree& tree) {
   NumericTraits traits;
   traits.input = traits.accumulator = traits.output = Format::float64;

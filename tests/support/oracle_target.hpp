@@ -26,6 +26,9 @@
 
 namespace fprev {
 
+// float32 inputs, accumulator and output, product summands: a sdot's, sgemv's or sgemm's traits.
+NumericTraits float32_product_traits();
+
 class TreeOracleTarget : public Target {
  public:
   // Without traits: float64 plain summands, max_fused_width = max(2, tree.max_arity()).

@@ -158,8 +158,8 @@ TEST(AlignmentGrid, BitsThatDifferUnderOffsetZerosOrderAreAFailureNotAPass) {
 class ProductsOtherwiseAtOneOffset final : public Target {
  public:
   ProductsOtherwiseAtOneOffset()
-      : plain_({12, 9}, {lanes_tree(48, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }, products()),
-        rounded_({12, 9}, {lanes_tree(48, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }, products()),
+      : plain_({12, 9}, {lanes_tree(48, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }, float32_product_traits()),
+        rounded_({12, 9}, {lanes_tree(48, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; }, float32_product_traits()),
         info_(plain_.info()) {
     rounded_.round_right_factors(Format::bfloat16);
     info_.alignment = AlignmentSupport::honours_offsets;
@@ -173,12 +173,6 @@ class ProductsOtherwiseAtOneOffset final : public Target {
   OrderMap truth() const { return plain_.truth(); }
 
  private:
-  static NumericTraits products() {
-    NumericTraits t;
-    t.input = t.accumulator = t.output = Format::float32;
-    t.summand = SummandKind::product;
-    return t;
-  }
   GridOracleTarget plain_, rounded_;
   TargetInfo info_;
 };

@@ -15,19 +15,12 @@
 namespace fprev {
 namespace {
 
-NumericTraits float32_products() {
-  NumericTraits t;
-  t.input = t.accumulator = t.output = Format::float32;
-  t.summand = SummandKind::product;
-  return t;
-}
-
 // One tree at every offset; at `otherwise` the right factors are rounded to bfloat16 before they
 // are multiplied (an unaligned path that converts y alone).
 class DotWithProductsOtherwiseAt final : public Target {
  public:
   DotWithProductsOtherwiseAt(const Tree& tree, std::optional<std::size_t> otherwise)
-      : oracle_(tree, float32_products(), 8), info_(oracle_.info()), otherwise_(otherwise) {
+      : oracle_(tree, float32_product_traits(), 8), info_(oracle_.info()), otherwise_(otherwise) {
     info_.alignment = AlignmentSupport::honours_offsets;
   }
   const TargetInfo& info() const override { return info_; }

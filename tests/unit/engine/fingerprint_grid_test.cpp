@@ -13,12 +13,7 @@
 namespace fprev {
 namespace {
 
-NumericTraits float32_products() {
-  NumericTraits t;
-  t.input = t.accumulator = t.output = Format::float32;
-  t.summand = SummandKind::product;
-  return t;
-}
+NumericTraits float32_products() { return float32_product_traits(); }
 
 struct Measured {
   std::vector<Fingerprint> fingerprints;
