@@ -324,7 +324,7 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   // placement's outputs on one input with inexact products against offset 0's. A map handed to the
   // check that offset 0 does not follow is no reference for them.
   std::optional<detail::SimulatedRecord> reference;
-  const std::vector<FingerprintInputSet> sets = fingerprint_inputs(info);
+  std::vector<FingerprintInputSet> sets;  // built only where used (a long sum's are big)
   std::vector<double> arithmetic;
   if (!placements.empty()) {
     PlacedTarget at_offset_zero(target, 0, 0, run.counts());
@@ -335,7 +335,10 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
     } else if (at_zero.classes.size() == 1) {
       follows = detail::reproduces_tree_on_random_inputs(at_offset_zero, at_zero.classes.front().tree, options);
     }
-    if (follows) arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
+    if (follows) {
+      sets = fingerprint_inputs(info);
+      arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
+    }
   }
   const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run,
                                                          reference ? &*reference : nullptr, sets, arithmetic);
