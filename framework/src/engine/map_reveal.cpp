@@ -218,6 +218,14 @@ bool MapRevealer::advance_classes() {
       try {
         c.algorithm->accept(c.answers);
       } catch (const RevealFailure& failure) {
+        // Answers from several elements that fit no single tree: elements of the class may follow
+        // different trees, each answering a part (a GEMV row whose first summands moved answers
+        // its row's probes alone). Every element answers the probes until one divides the class;
+        // only answers that no division explains are the target's inconsistency.
+        if (failure.diagnostic().finding == Finding::inconsistent_structure && divide_by_transcript(id)) {
+          waiting = true;
+          break;  // `c` is gone: the parts are new classes, revealed afresh
+        }
         Diagnostic d = failure.diagnostic();
         d.message = "in the class of output elements " + describe_class(id) + ": " + d.message;
         throw RevealFailure(std::move(d));
@@ -541,6 +549,27 @@ std::vector<Measurement> MapRevealer::broadcast_and_split(const ProbeRequest& re
     check_repeated(conflicts_[k].first, conflicts_[k].first_value, grid, request);
   conflicts_.resize(before);
   return grid;
+}
+
+bool MapRevealer::divide_by_transcript(std::uint32_t id) {
+  if (classes_[id].rows.size() <= 1 && classes_[id].columns.size() <= 1) return false;  // one element
+  // The current wave first (its answers just failed), then every earlier answer of the class.
+  // Probes over a restricted background are left out (their active sets belong to the waves).
+  std::vector<ProbeKey> keys;
+  for (const ProbeRequest& request : classes_[id].algorithm->wave())
+    if (request.background->all_active) keys.push_back({request.plus, request.minus, 0});
+  for (const auto& [key, entry] : classes_[id].cache)
+    if (key.background == 0 && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  // A bound on the calls: a target whose answers are inconsistent at every element (an order that
+  // depends on the values) pays at most this many before it is refused as before.
+  constexpr std::size_t kMostBroadcasts = 256;
+  if (keys.size() > kMostBroadcasts) keys.resize(kMostBroadcasts);
+  const Background* all = session_.all_active();
+  for (const ProbeKey& key : keys) {
+    broadcast_and_split({key.plus, key.minus, all, static_cast<std::uint32_t>(n_)});
+    if (!classes_[id].alive) return true;
+  }
+  return false;
 }
 
 void MapRevealer::check_repeated(const Element& where, const Measurement& before,

@@ -132,6 +132,10 @@ class MapRevealer {
   // Puts `request` on every row, refines, and divides every class by its answer. Returns the
   // measurements of the call.
   std::vector<Measurement> broadcast_and_split(const ProbeRequest& request);
+  // A class whose answers fit no single tree: puts its probes (the current wave's, then the
+  // cached ones) on every element, one call each, until one divides the class. False when none
+  // does (the answers are the target's own inconsistency) or the class has one element.
+  bool divide_by_transcript(std::uint32_t id);
   std::unique_ptr<RevealAlgorithm> make_algorithm() const;
   void restart(std::uint32_t id);
   void check_repeated(const Element& where, const Measurement& before,
