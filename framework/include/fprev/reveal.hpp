@@ -140,6 +140,11 @@ struct RevealStats {
   // column. The fingerprint reads a class in such rows and columns too (measure_map_fingerprints).
   // Not reported.
   std::vector<std::uint64_t> row_signatures, column_signatures;
+  // Grid targets, a reveal only: every element's output (row-major) on the fingerprint's
+  // uniformity input, measured by the value partition (docs/fingerprint.md, "Every element of a
+  // class"): the fingerprint compares a class's elements on it without a call of its own. Empty
+  // after a confirmation. Not reported.
+  std::vector<double> uniformity_outputs;
 };
 
 struct Progress {

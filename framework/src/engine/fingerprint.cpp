@@ -68,7 +68,8 @@ std::vector<Fingerprint> measure_map_fingerprints(Target& target, const OrderMap
     fingerprints.push_back(measure_fingerprint(target, map.classes[0].tree, &total));
   } else {
     fingerprints = evidence != nullptr ? detail::measure_grid_fingerprints(target, map, total, evidence->row_signatures,
-                                                                           evidence->column_signatures)
+                                                                           evidence->column_signatures,
+                                                                           evidence->uniformity_outputs)
                                        : detail::measure_grid_fingerprints(target, map, total);
   }
   if (stats != nullptr) *stats = total;

@@ -426,7 +426,8 @@ std::vector<PackingClass> packing_for(Target& target, const OrderMap& map, const
 
 std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats,
                                                    std::span<const std::uint64_t> row_signatures,
-                                                   std::span<const std::uint64_t> column_signatures) {
+                                                   std::span<const std::uint64_t> column_signatures,
+                                                   std::span<const double> uniformity_outputs) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t classes = map.classes.size();
   std::vector<std::unique_ptr<ClassView>> views;
@@ -442,7 +443,7 @@ std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMa
   // the reference only (fingerprint_uniformity.hpp): its facts describe those.
   std::vector<std::pair<std::size_t, std::size_t>> reference;
   for (const ClassPlace& place : places) reference.emplace_back(place.rows.front(), place.column);
-  const Uniformity uniformity = measure_uniformity(target, map, reference, sets, stats);
+  const Uniformity uniformity = measure_uniformity(target, map, reference, sets, stats, uniformity_outputs);
   const OrderMap read_in = reading_map(map, uniformity, reference);
   if (uniformity.any())
     for (std::size_t k = 0; k < classes; ++k) {

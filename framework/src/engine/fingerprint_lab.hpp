@@ -103,7 +103,8 @@ std::map<std::string, std::string> measure_facts(Lab& lab, const Tree& tree,
 // measure_map_fingerprints.
 std::vector<Fingerprint> measure_grid_fingerprints(Target& target, const OrderMap& map, FingerprintStats& stats,
                                                    std::span<const std::uint64_t> row_signatures = {},
-                                                   std::span<const std::uint64_t> column_signatures = {});
+                                                   std::span<const std::uint64_t> column_signatures = {},
+                                                   std::span<const double> uniformity_outputs = {});
 
 // fingerprint.model: whether `tree` simulated with the facts' model reproduces the outputs of the
 // fixed sets ("reproduced", "not reproduced: ...", or "not modelled: " and `why_not`).

@@ -35,22 +35,28 @@ std::string regions_text(const OutputGrid& grid, const Tree& tree, const std::ve
 
 }  // namespace
 
-std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets) {
-  const TargetInfo& info = target.info();
-  const std::size_t n = info.n, rows = info.is_grid() ? info.grid.rows : 1;
-  if (sets.empty() || n == 0) return {};
+std::optional<OneInput> uniformity_input(const std::vector<FingerprintInputSet>& sets, std::size_t n) {
+  if (sets.empty() || n == 0) return std::nullopt;
   // The "cancel" set's first input: random significands on both factors (inexact products) and sums
   // that cancel, so a wider accumulator or contracted products show in the last bits (tried: the
   // "normal" and "wide" sets' inputs missed a band of columns kept in float64 that this one sees).
   const auto cancel = std::find_if(sets.begin(), sets.end(), [](const FingerprintInputSet& s) { return s.name == "cancel"; });
   const FingerprintInputSet& set = cancel != sets.end() ? *cancel : sets.front();
-  if (set.rows == 0 || set.a.size() < n) return {};
+  if (set.rows == 0 || set.a.size() < n) return std::nullopt;
+  return OneInput{std::vector<double>(set.a.begin(), set.a.begin() + static_cast<std::ptrdiff_t>(n)), set.b};
+}
+
+std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets) {
+  const TargetInfo& info = target.info();
+  const std::size_t n = info.n, rows = info.is_grid() ? info.grid.rows : 1;
+  const std::optional<OneInput> input = uniformity_input(sets, n);
+  if (!input) return {};
   std::vector<double> a(rows * n);
-  for (std::size_t r = 0; r < rows; ++r) std::copy_n(set.a.begin(), n, a.begin() + static_cast<std::ptrdiff_t>(r * n));
+  for (std::size_t r = 0; r < rows; ++r) std::copy_n(input->a.begin(), n, a.begin() + static_cast<std::ptrdiff_t>(r * n));
   ValueBatch batch;
   batch.rows = rows;
   batch.a = a;
-  batch.b = set.b;
+  batch.b = input->b;
   batch.placement = Placement::rows;
   std::vector<double> outputs(info.is_grid() ? info.grid.size() : 1, 0.0);
   target.evaluate(batch, outputs);
@@ -59,15 +65,19 @@ std::vector<double> outputs_on_one_input(Target& target, const std::vector<Finge
 
 Uniformity measure_uniformity(Target& target, const OrderMap& map,
                               const std::vector<std::pair<std::size_t, std::size_t>>& reference,
-                              const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats) {
+                              const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats,
+                              std::span<const double> measured) {
   const OutputGrid& grid = target.info().grid;
   Uniformity result;
   result.facts.resize(map.classes.size());
   result.differs.assign(grid.size(), false);
   if (grid.size() < 2) return result;
-  const std::vector<double> outputs = outputs_on_one_input(target, sets);
-  if (outputs.empty()) return result;
-  ++stats.target_calls;
+  std::vector<double> outputs(measured.begin(), measured.end());
+  if (outputs.size() != grid.size()) {
+    outputs = outputs_on_one_input(target, sets);
+    if (outputs.empty()) return result;
+    ++stats.target_calls;
+  }
   const std::vector<std::uint32_t> element_class = classes_of_elements(map);
   for (std::size_t k = 0; k < map.classes.size(); ++k) {
     const auto [row, column] = reference.at(k);

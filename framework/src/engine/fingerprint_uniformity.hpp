@@ -12,6 +12,8 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,16 +34,25 @@ struct Uniformity {
   bool any() const { return std::find(differs.begin(), differs.end(), true) != differs.end(); }
 };
 
+// The comparison's input: the "cancel" set's first of `sets` (a: n values; b: the set's right
+// factors, empty for plain sums); nullopt where the sets hold none for n summands.
+struct OneInput {
+  std::vector<double> a, b;
+};
+std::optional<OneInput> uniformity_input(const std::vector<FingerprintInputSet>& sets, std::size_t n);
+
 // The outputs of one call in which every element (every row of a grid; the one output of a
 // single-output target) adds the comparison's input (the "cancel" set's first of `sets`); empty
 // where the sets hold none. The alignment check compares them between placements.
 std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets);
 
 // The comparison for `map` (a grid target's), class k against its reference element `reference[k]`
-// (row, column): one target call, counted in `stats`.
+// (row, column): one target call, counted in `stats`, or none where `measured` holds every
+// element's output on the input already (a reveal's value partition measured it).
 Uniformity measure_uniformity(Target& target, const OrderMap& map,
                               const std::vector<std::pair<std::size_t, std::size_t>>& reference,
-                              const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats);
+                              const std::vector<FingerprintInputSet>& sets, FingerprintStats& stats,
+                              std::span<const double> measured = {});
 
 // The map a class's fingerprint is read in: `map` whose class k keeps only the elements that
 // computed like its reference (so its view and its packed calls read only those, and the facts

@@ -1,6 +1,8 @@
 // The order-map reveal of a grid target (see map_reveal.hpp and docs/order-maps.md).
 #include "map_reveal.hpp"
 
+#include "fingerprint_uniformity.hpp"
+
 #include "checks.hpp"
 
 #include <algorithm>
@@ -440,6 +442,30 @@ void MapRevealer::partition_by_values() {
       for (std::size_t c = 0; c < C; ++c) snap.value[rows_[r] * snap.columns + columns_[c]] = bits(r * C + c);
     snapshots.push_back(std::move(snap));
   }
+  // The fingerprint's uniformity input on every element too (fingerprint_uniformity.hpp): inexact
+  // products and cancelling sums, where the random inputs above have exact products (contracted
+  // products look alike there) and a spread of magnitudes that hides some reorderings. Elements it
+  // tells apart start in classes of their own (each tree is revealed; equal trees are merged in the
+  // map, and the fact "uniformity" then names them), so no element the fact names keeps a tree
+  // assumed from its neighbours. The fingerprint reads these outputs instead of calling again.
+  uniformity_outputs_.clear();
+  if (R * C >= 2) {
+    std::optional<OneInput> input;
+    {
+      const std::vector<FingerprintInputSet> sets = fingerprint_inputs(info);
+      input = uniformity_input(sets, n);
+    }
+    if (input) {
+      for (std::size_t r = 0; r < R; ++r)
+        std::copy_n(input->a.begin(), n, a.begin() + static_cast<std::ptrdiff_t>(r * n));
+      uniformity_outputs_ = session_.evaluate_value_grid(Placement::rows, R, a, input->b);
+      refine_with(Placement::rows, R, true, [&](std::size_t e) {
+        std::uint64_t b;
+        std::memcpy(&b, &uniformity_outputs_[e], sizeof b);
+        return b;
+      });
+    }
+  }
   // One class per distinct output vector.
   std::vector<std::size_t> row_of(rows_.count()), column_of(columns_.count());
   for (std::size_t r = R; r-- > 0;) row_of[rows_[r]] = r;
@@ -454,6 +480,11 @@ void MapRevealer::partition_by_values() {
       for (const Snapshot& snap : snapshots)
         key.push_back(snap.value[snap.row_label[row_of[la]] * snap.columns +
                                  snap.column_label[column_of[lb]]]);
+      if (!uniformity_outputs_.empty()) {
+        std::uint64_t b;
+        std::memcpy(&b, &uniformity_outputs_[row_of[la] * C + column_of[lb]], sizeof b);
+        key.push_back(b);
+      }
       auto it = class_of_values.find(key);
       if (it == class_of_values.end()) it = class_of_values.emplace(key, new_class()).first;
       blocks_[la * columns_.count() + lb] = it->second;

@@ -69,6 +69,9 @@ class MapRevealer {
   const RandomInputs& partition_inputs() const { return partition_inputs_; }
   std::size_t partition_input_count() const { return partition_.size(); }
   double partition_output(std::size_t input, std::size_t row, std::size_t column) const;
+  // Every element's output (row-major) on the fingerprint's uniformity input, measured by the
+  // partition (empty where it has none): RevealStats::uniformity_outputs.
+  std::vector<double> take_uniformity_outputs() { return std::move(uniformity_outputs_); }
 
   OrderMap map() const;
   // The class tree of every element, row-major, and the trees themselves (for value checks).
@@ -160,6 +163,7 @@ class MapRevealer {
   const std::vector<double>* first_outputs_ = nullptr;
   RandomInputs partition_inputs_;
   std::vector<Snapshot> partition_;  // per value partition input
+  std::vector<double> uniformity_outputs_;
 };
 
 }  // namespace fprev::detail

@@ -172,6 +172,7 @@ OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const 
   calls_before_verification = stats.target_calls;
   const OrderMap map = revealer.map();
   const std::vector<std::uint32_t> element_class = revealer.element_classes();
+  stats.uniformity_outputs = revealer.take_uniformity_outputs();
   grid_signatures(
       session.info().grid, revealer.partition_input_count(),
       [&](std::size_t input, std::size_t r, std::size_t c) { return revealer.partition_output(input, r, c); }, stats);

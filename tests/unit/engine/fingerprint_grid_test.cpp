@@ -233,6 +233,32 @@ TEST(GridFingerprint, PackedCallsMoveARowOnlyToARowThatComputedAlike) {
   EXPECT_EQ(packed(target, map, forged).fingerprints[0].digest(), view.fingerprints[0].digest());
 }
 
+// A reveal's value partition gives every element the uniformity input too (map_reveal.cpp): rows
+// that compute otherwise start as value classes of their own (their tree revealed, then merged:
+// the same tree), and the fingerprint compares the class's elements on those outputs instead of
+// calling again. The fact is the one a call of its own gives, in one call fewer.
+TEST(GridFingerprint, AfterARevealTheElementsAreComparedOnThePartitionsOutputs) {
+  const std::size_t n = 33;
+  NumericTraits traits = float32_products();
+  traits.exact_arithmetic_model = false;
+  GridOracleTarget target({64, 16}, {random_binary_tree(n, 7)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          traits);
+  target.take_column_factors();
+  target.widen_arithmetic([](std::size_t r, std::size_t) { return r >= 8 && r < 12; });
+  const RevealResult revealed = reveal(target);
+  ASSERT_TRUE(revealed.map.single_class());
+  EXPECT_GE(revealed.stats.value_classes, 2u) << "rows 8-11 start as a class of their own";
+  ASSERT_EQ(revealed.stats.uniformity_outputs.size(), 64u * 16u);
+  RevealStats no_outputs = revealed.stats;
+  no_outputs.uniformity_outputs.clear();
+  const Measured read = packed(target, revealed.map, revealed.stats);
+  const Measured called = packed(target, revealed.map, no_outputs);
+  EXPECT_EQ(read.fingerprints[0].facts.at("uniformity"), differs_at(Region{{{8, 11}}, {{0, 15}}}, {64, 16}));
+  EXPECT_EQ(read.fingerprints[0].facts, called.fingerprints[0].facts);
+  EXPECT_EQ(read.fingerprints[0].digest(), called.fingerprints[0].digest());
+  EXPECT_EQ(read.calls + 1, called.calls);
+}
+
 // Without evidence, or from a target whose columns share their right factors, every input is read
 // where the view reads it, as before.
 TEST(GridFingerprint, WithoutSignaturesOrTheCapabilityNothingIsPacked) {

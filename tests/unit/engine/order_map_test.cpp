@@ -270,8 +270,11 @@ TEST(OrderMap, ClassesShareTargetCalls) {
 TEST(OrderMap, DeterminismAndSimulationShareTheirCallsWithTheValueClasses) {
   GridOracleTarget target({12, 9}, {lanes_tree(64, 4)}, [](std::size_t, std::size_t) { return std::size_t{0}; });
   const RevealResult result = reveal_grid(target);
-  EXPECT_EQ(target.value_calls, 2u + 3u + 1u);
+  // Determinism (2, the first also value input 1), value inputs 2-4, the final comparison, and the
+  // fingerprint's uniformity input on every element (whose outputs the fingerprint then reads).
+  EXPECT_EQ(target.value_calls, 2u + 3u + 1u + 1u);
   EXPECT_EQ(result.stats.simulated_inputs, 4u);
+  EXPECT_EQ(result.stats.uniformity_outputs.size(), 12u * 9u);
 }
 
 // The simulation on the value inputs is a real check: an element whose arithmetic differs from
