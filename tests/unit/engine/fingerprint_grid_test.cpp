@@ -135,6 +135,18 @@ Measured packed(GridOracleTarget& target, const OrderMap& map, const RevealStats
   return together(target, map, &evidence);
 }
 
+// 64 x 16 elements of one tree (33 leaves, float32 products, right factors per column) whose rows
+// 8-11 keep their sums in float64: the same tree, another arithmetic.
+GridOracleTarget rows_8_to_11_wider() {
+  NumericTraits traits = float32_products();
+  traits.exact_arithmetic_model = false;
+  GridOracleTarget target({64, 16}, {random_binary_tree(33, 7)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                          traits);
+  target.take_column_factors();
+  target.widen_arithmetic([](std::size_t r, std::size_t) { return r >= 8 && r < 12; });
+  return target;
+}
+
 // Inputs of different right factors share calls, each read where an element computes as the one
 // its class's view reads: the fingerprints are the views' own, in fewer calls than with one set of
 // right factors a call.
@@ -200,13 +212,7 @@ TEST(GridFingerprint, PackedCallsReadNoColumnThatComputedOtherwise) {
 // of a class of the other rows (measured here through that class's own view), which the view of the
 // whole class is not (it reads facts on rows 8-11 too).
 TEST(GridFingerprint, PackedCallsMoveARowOnlyToARowThatComputedAlike) {
-  const std::size_t n = 33;
-  NumericTraits traits = float32_products();
-  traits.exact_arithmetic_model = false;
-  GridOracleTarget target({64, 16}, {random_binary_tree(n, 7)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
-                          traits);
-  target.take_column_factors();
-  target.widen_arithmetic([](std::size_t r, std::size_t) { return r >= 8 && r < 12; });
+  GridOracleTarget target = rows_8_to_11_wider();
   const OrderMap map = target.truth();
   std::vector<std::size_t> wide_rows(64 * 16, 0);
   for (std::size_t e = 8 * 16; e < 12 * 16; ++e) wide_rows[e] = 1;
@@ -238,13 +244,7 @@ TEST(GridFingerprint, PackedCallsMoveARowOnlyToARowThatComputedAlike) {
 // the same tree), and the fingerprint compares the class's elements on those outputs instead of
 // calling again. The fact is the one a call of its own gives, in one call fewer.
 TEST(GridFingerprint, AfterARevealTheElementsAreComparedOnThePartitionsOutputs) {
-  const std::size_t n = 33;
-  NumericTraits traits = float32_products();
-  traits.exact_arithmetic_model = false;
-  GridOracleTarget target({64, 16}, {random_binary_tree(n, 7)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
-                          traits);
-  target.take_column_factors();
-  target.widen_arithmetic([](std::size_t r, std::size_t) { return r >= 8 && r < 12; });
+  GridOracleTarget target = rows_8_to_11_wider();
   const RevealResult revealed = reveal(target);
   ASSERT_TRUE(revealed.map.single_class());
   EXPECT_GE(revealed.stats.value_classes, 2u) << "rows 8-11 start as a class of their own";
