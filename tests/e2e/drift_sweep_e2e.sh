@@ -82,6 +82,26 @@ expect_in "1 changed" update2.txt "update changed the GEMV's golden"
 DRIFT_BLAS_SWAP=1,2 DRIFT_BLAS_ROWS=1-1 "$FG" check --suites suites --suite sweep-gemv --golden accepted \
   --no-alignment-check >accepted.txt 2>&1
 expect_status 0 $? "check passes with the accepted release"
+# GEMV row 5 with summands 10 and 20 traded (the middle of its tree): its sampled probes miss it,
+# but the fingerprint's experiments read row 5 and disagree. check then proves every element's tree
+# in full: it names the order change at row 5 (it reported "the arithmetic changed under the same
+# summation tree" before), and update records row 5 as a class of its own (it kept the old tree).
+DRIFT_BLAS_SWAP=10,20 DRIFT_BLAS_ROWS=5-5 "$FG" check --suites suites --suite sweep-gemv --golden golden \
+  --no-alignment-check >middle.txt 2>&1
+expect_status 1 $? "check fails for a GEMV row whose tree changed in the middle"
+expect_in "the order map changed" middle.txt "check reports the change of order, not of arithmetic"
+expect_in "    row 5: " middle.txt "check names row 5"
+cp -r golden middle
+DRIFT_BLAS_SWAP=10,20 DRIFT_BLAS_ROWS=5-5 "$FG" update --suites suites --suite sweep-gemv --golden middle \
+  --no-alignment-check >middle-update.txt 2>&1
+expect_status 0 $? "update accepts the release whose GEMV row 5 changed in the middle"
+expect_in "region: rows 5 x columns 0" middle/*/sweep-gemv/drift/*.golden "update records row 5 as a class of its own"
+# The whole GEMV contracting its products (another arithmetic, the same tree): the report says the
+# trees were proven at every element.
+DRIFT_BLAS_FMA=1 "$FG" check --suites suites --suite sweep-gemv --golden golden --no-alignment-check >fma.txt 2>&1
+expect_status 1 $? "check fails for a GEMV that contracts its products"
+expect_in "the arithmetic changed under the same summation tree" fma.txt "check reports the arithmetic change"
+expect_in "tree unchanged at every element" fma.txt "the same trees are proven at every element"
 unset DRIFT_BLAS_SWAP DRIFT_BLAS_ROWS DRIFT_BLAS_COLUMNS
 "$FG" check --suites suites --golden golden --no-alignment-check >again.txt 2>&1
 expect_status 0 $? "check passes again without the drift"

@@ -345,6 +345,9 @@ Json stats_to_json(const RevealStats& stats, std::size_t jobs_started) {
   json["guesses_proven"] = stats.guesses_proven;
   json["guesses_failed"] = stats.guesses_failed;
   json["jobs_started"] = jobs_started;
+  json["every_element_proven"] = stats.every_element_proven;
+  json["element_proof_calls"] = stats.element_proof_calls;
+  json["element_proof_skipped"] = text_or_null(stats.element_proof_skipped);
   return json;
 }
 

@@ -145,6 +145,12 @@ struct RevealStats {
   // class"): the fingerprint compares a class's elements on it without a call of its own. Empty
   // after a confirmation. Not reported.
   std::vector<double> uniformity_outputs;
+  // Grid targets with RevealOptions::element_proof_summands: every element answered every proof
+  // pair of its class's tree (its order proven in full, not sampled), in element_proof_calls
+  // calls. Where it was asked for and not run, element_proof_skipped says why.
+  bool every_element_proven = false;
+  std::size_t element_proof_calls = 0;
+  std::string element_proof_skipped;
 };
 
 struct Progress {
@@ -205,6 +211,13 @@ struct RevealOptions {
   // where the formats leave room for them.
   // The placement (alignment) check turns it on; the proof means the same either way.
   bool multi_pair_proofs = false;
+  // Grid targets: once the map is found, every element also answers every proof pair of its
+  // class's tree (the pairs that pin a tree: fprev/confirm.hpp), one pair a call, so that an
+  // element whose order changed anywhere in its tree is found, not only by chance (the sampled
+  // checks: docs/limits.md). About n - 1 calls for each class along a row; taken when those calls
+  // add up to at most this many summands (calls x outputs x leaves), 0: never. check asks for it
+  // when a fingerprint disagreed under a map that the reveal found again.
+  std::uint64_t element_proof_summands = 0;
   std::function<void(const Progress&)> on_progress;  // called now and then; may be empty
   // Probe streams: independent probes of a single-output target (every l(i,j) of a wave) are
   // measured on `streams` targets at once, each on its own thread with its own buffers: the

@@ -4,6 +4,7 @@
 #include "fingerprint_uniformity.hpp"
 
 #include "checks.hpp"
+#include "fprev/confirm.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -670,13 +671,6 @@ bool MapRevealer::check_elements(bool fix, std::size_t rounds) {
   std::vector<Background> backgrounds;
   backgrounds.reserve(std::max(R, C));
 
-  struct Mismatch {
-    std::size_t row, column;
-    std::uint32_t class_id;
-    ProbeRequest request;
-    Measurement measured;
-    std::uint32_t predicted;
-  };
   std::optional<Mismatch> mismatch;
   std::shared_ptr<Background> mismatch_background;
   // The first rounds give every element its class's edge pairs (one a call, the same on every line
@@ -688,15 +682,6 @@ bool MapRevealer::check_elements(bool fix, std::size_t rounds) {
     if (classes_[id].alive) edges[id] = edge_pairs(classes_[id].tree);
   const std::size_t axes = session_.info().columns_placement ? 2 : 1;
   const std::size_t edge_rounds = kCheckRounds / 2;
-  // The classes along a line, in the order of their first element there.
-  const auto classes_on = [&](std::size_t line, bool is_row) {
-    std::vector<std::uint32_t> ids;
-    for (std::size_t k = 0; k < (is_row ? C : R); ++k) {
-      const std::uint32_t id = is_row ? class_of(line, k) : class_of(k, line);
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-    }
-    return ids;
-  };
   std::vector<std::vector<std::uint32_t>> row_classes(R), column_classes(axes == 2 ? C : 0);
   for (std::size_t r = 0; r < R; ++r) row_classes[r] = classes_on(r, true);
   for (std::size_t c = 0; c < column_classes.size(); ++c) column_classes[c] = classes_on(c, false);
@@ -767,17 +752,30 @@ bool MapRevealer::check_elements(bool fix, std::size_t rounds) {
     }
   }
   if (!mismatch) return true;
+  divide_by_mismatch(*mismatch, fix);
+  return false;
+}
 
+std::vector<std::uint32_t> MapRevealer::classes_on(std::size_t line, bool is_row) const {
+  std::vector<std::uint32_t> ids;
+  const std::size_t count = is_row ? columns_.lines() : rows_.lines();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::uint32_t id = is_row ? class_of(line, k) : class_of(k, line);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
+}
+
+void MapRevealer::divide_by_mismatch(const Mismatch& mismatch, bool fix) {
   const auto report = [&](const std::string& what) {
     std::ostringstream os;
-    os << what << ": output element " << element_text(mismatch->row, mismatch->column)
-       << " (class " << describe_class(mismatch->class_id) << ") measured l(" << mismatch->request.plus
-       << "," << mismatch->request.minus << ") = " << show(mismatch->measured)
-       << " but its class's tree predicts " << mismatch->predicted;
+    os << what << ": output element " << element_text(mismatch.row, mismatch.column)
+       << " (class " << describe_class(mismatch.class_id) << ") measured l(" << mismatch.request.plus
+       << "," << mismatch.request.minus << ") = " << show(mismatch.measured)
+       << " but its class's tree predicts " << mismatch.predicted;
     fail(Finding::verification_failed, os.str(),
-         describe_probe(mismatch->request.plus, mismatch->request.minus,
-                        mismatch->request.active_count) +
-             " at output element " + element_text(mismatch->row, mismatch->column),
+         describe_probe(mismatch.request.plus, mismatch.request.minus, mismatch.request.active_count) +
+             " at output element " + element_text(mismatch.row, mismatch.column),
          std::nullopt,
          "the target no longer follows this order map (its order changed), or its order depends "
          "on the values or on the element's position in a way the map does not capture");
@@ -788,10 +786,71 @@ bool MapRevealer::check_elements(bool fix, std::size_t rounds) {
            " splits or fresh reveals");
   // Divide every class by the probe; a class whose elements all disagree with its tree is
   // revealed afresh.
-  const std::vector<Measurement> grid = broadcast_and_split(mismatch->request);
+  const std::vector<Measurement> grid = broadcast_and_split(mismatch.request);
   (void)grid;
-  if (classes_[mismatch->class_id].alive) restart(mismatch->class_id);
-  return false;
+  if (classes_[mismatch.class_id].alive) restart(mismatch.class_id);
+}
+
+// ---- every element proven in full -----------------------------------------------------------------
+
+std::optional<std::size_t> MapRevealer::element_proof_calls() const {
+  if (n_ < 2 || uses_low_range_mode(n_, session_.scheme())) return std::nullopt;
+  std::vector<std::size_t> proof(classes_.size(), 0);
+  for (std::uint32_t id = 0; id < classes_.size(); ++id)
+    if (classes_[id].alive) proof[id] = count_confirm_probes(classes_[id].tree);
+  std::size_t calls = 0;
+  for (std::size_t r = 0; r < rows_.lines(); ++r) {
+    std::size_t here = 0;
+    for (std::uint32_t id : classes_on(r, true)) here += proof[id];
+    calls = std::max(calls, here);
+  }
+  return calls;
+}
+
+bool MapRevealer::prove_every_element() {
+  const std::size_t R = rows_.lines(), C = columns_.lines();
+  const std::optional<std::size_t> calls = element_proof_calls();
+  if (!calls) return true;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> proofs(classes_.size());
+  std::vector<std::unique_ptr<LcaIndex>> lca(classes_.size());
+  for (std::uint32_t id = 0; id < classes_.size(); ++id) {
+    if (!classes_[id].alive) continue;
+    proofs[id] = confirm_pairs(classes_[id].tree);
+    lca[id] = std::make_unique<LcaIndex>(classes_[id].tree);
+  }
+  // Each row carries the proofs of its classes one after another (then again from the start: the
+  // elements of its other classes are checked on those pairs too).
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> queue(R);
+  for (std::size_t r = 0; r < R; ++r)
+    for (std::uint32_t id : classes_on(r, true)) queue[r].insert(queue[r].end(), proofs[id].begin(), proofs[id].end());
+  const auto n = static_cast<std::uint32_t>(n_);
+  std::vector<ProbeRequest> lines(R);
+  for (std::size_t t = 0; t < *calls; ++t) {
+    for (std::size_t r = 0; r < R; ++r) {
+      const auto& [i, j] = queue[r][t % queue[r].size()];
+      lines[r] = {i, j, session_.all_active(), n};
+    }
+    session_.measure_grid(Placement::rows, lines, grid_);
+    ++stats_.element_proof_calls;
+    for (std::size_t r = 0; r < R; ++r) {
+      std::uint32_t last_class = 0xffffffffu, predicted = 0;
+      for (std::size_t c = 0; c < C; ++c) {
+        const std::uint32_t id = class_of(r, c);
+        if (id != last_class) {
+          last_class = id;
+          predicted = lca[id]->leaf_count(lines[r].plus, lines[r].minus);
+        }
+        const Measurement& m = grid_[r * C + c];
+        ++stats_.element_checks;
+        if (!m.saturated && m.l == predicted) continue;
+        divide_by_mismatch({r, c, id, lines[r], m, predicted}, true);
+        return false;
+      }
+    }
+    stats_.verified_probes += R;
+  }
+  stats_.every_element_proven = true;
+  return true;
 }
 
 void MapRevealer::assume(const OrderMap& map) {

@@ -58,6 +58,15 @@ class MapRevealer {
   // With `fix` false (checking a known map), a disagreement fails with verification_failed.
   // `rounds` (0: all) stops after that many rounds (two calls each where columns are placed).
   bool check_elements(bool fix, std::size_t rounds = 0);
+  // Every element answers every proof pair of its class's tree (confirm_pairs: the pairs that pin
+  // a tree, src/engine/confirm.cpp), one pair a call on the rows; a row through several classes
+  // carries their proofs one after another. Returns true when every answer is its class's (and
+  // sets RevealStats::every_element_proven); otherwise divides the classes as check_elements(true)
+  // does and reveal() must run again. Beyond the exact counting range it proves nothing and
+  // returns true (element_proof_calls() is nullopt there).
+  bool prove_every_element();
+  // The calls prove_every_element() takes for the current map; nullopt where it cannot prove.
+  std::optional<std::size_t> element_proof_calls() const;
   // Starts from a known map instead of revealing (verify() of a golden map).
   void assume(const OrderMap& map);
   // The outputs of the first value partition input (grid_value_inputs() input 0 on every row),
@@ -100,6 +109,13 @@ class MapRevealer {
     std::vector<std::uint32_t> row_label, column_label;
     std::uint32_t columns = 0;
     std::vector<std::uint64_t> value;  // per block (row label x column label)
+  };
+  struct Mismatch {  // an element whose answer is not its class's tree's
+    std::size_t row, column;
+    std::uint32_t class_id;
+    ProbeRequest request;
+    Measurement measured;
+    std::uint32_t predicted;
   };
   struct Conflict {
     std::uint32_t class_id;
@@ -145,6 +161,11 @@ class MapRevealer {
                       const std::vector<Measurement>& grid, const ProbeRequest& request) const;
 
   void check_class_count() const;
+  // The classes along a row (is_row) or column, in the order of their first element there.
+  std::vector<std::uint32_t> classes_on(std::size_t line, bool is_row) const;
+  // Fails (verification_failed) unless `fix`, or past kMaxRestarts; else divides every class by
+  // the mismatch's probe and re-reveals the element's class where it stayed whole.
+  void divide_by_mismatch(const Mismatch& mismatch, bool fix);
 
   ProbeSession& session_;
   const RevealOptions& options_;

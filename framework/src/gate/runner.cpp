@@ -277,6 +277,26 @@ Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instan
 
 namespace {
 constexpr std::size_t kCallsWorthEstimating = 1000;
+// The most work (calls x outputs x leaves) check spends on proving every element's tree in full
+// after a fingerprint disagreed: sgemm 512^3 (511 calls of one class, a few seconds) and a GEMV
+// of any usual size fit; sgemm 1024^3's 1023 calls (about 2^40) do not, and say so.
+constexpr std::uint64_t kElementProofSummands = std::uint64_t{1} << 39;
+
+// Whether the golden at `path` (the one update replaces) records the orders of `map` with other
+// fingerprints than `now`; false when there is none or it is unreadable (update reports that).
+bool replaced_golden_disagrees(const std::filesystem::path& path, const OrderMap& map,
+                               const std::vector<Fingerprint>& now) {
+  try {
+    if (path.empty() || !std::filesystem::exists(path)) return false;
+    const std::size_t leaves = map.classes.empty() ? 0 : map.classes.front().tree.leaf_count();
+    const Golden old = read_golden(path, leaves);
+    if (old.is_finding()) return false;
+    const OrderMap old_map = old.is_single_tree() ? OrderMap::uniform(map.grid, old.tree()) : old.map;
+    return old_map.grid == map.grid && same_orders(old_map, map) && !fingerprints_agree(old, now);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 }  // namespace
 
 double Runner::budget_of(const SuiteCase& c) const {
@@ -524,7 +544,13 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
         refuted = e.diagnostic();
       }
     }
-    RevealResult revealed = reveal(*target, reveal_options);
+    // A fingerprint that disagreed under the confirmed map, or a confirmation that failed: the
+    // reveal proves every element's tree in full (not by the sampled checks alone) where that is
+    // affordable, so that what the report says changed (an order, or the arithmetic under the same
+    // trees) stands on proven trees, and update never keeps an element's old tree.
+    RevealOptions options_now = reveal_options;
+    if (differing_fingerprints || refuted) options_now.element_proof_summands = kElementProofSummands;
+    RevealResult revealed = reveal(*target, options_now);
     if (refuted && (known->grid == revealed.map.grid) && same_orders(*known, revealed.map))
       fail_inconsistent(*refuted);
     result.stats = revealed.stats;
@@ -537,6 +563,19 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     } else {
       // Calls of fingerprints that are measured anew count as other calls.
       if (differing_fingerprints) result.other_target_calls += result.fingerprint_stats.target_calls;
+      result.fingerprints =
+          measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats, &result.stats);
+    }
+    // update: the same holds for the golden about to be replaced. A fingerprint that disagrees
+    // with its under the same map is revealed again with every element proven, so that update
+    // records an element whose order changed as a class of its own, not the old tree.
+    if (!confirm_golden && target->info().is_grid() && !result.stats.every_element_proven &&
+        replaced_golden_disagrees(result.golden_path, revealed.map, result.fingerprints)) {
+      result.other_target_calls += result.stats.target_calls + result.fingerprint_stats.target_calls;
+      options_now.element_proof_summands = kElementProofSummands;
+      revealed = reveal(*target, options_now);
+      result.stats = revealed.stats;
+      record_rank_work(result.stats, work_before);
       result.fingerprints =
           measure_map_fingerprints(*target, revealed.map, &result.fingerprint_stats, &result.stats);
     }

@@ -196,6 +196,54 @@ TEST(OrderMap, ABandWhoseOrderDiffersInTheMiddleOfTheTreeIsAClassOfItsOwn) {
   }
 }
 
+// One element whose order differs from its class's in the middle of the tree (leaves 10 and 20
+// trade places), hidden from random inputs: the sampled per-element checks give it eight probes,
+// which find it by chance only (docs/limits.md). With RevealOptions::element_proof_summands every
+// element answers its class's whole proof (confirm_pairs), so each such element becomes a class of
+// its own with its own tree, wherever it lies.
+TEST(OrderMap, EveryElementProvenInFullFindsAChangeInTheMiddleOfOneElementsTree) {
+  const std::size_t n = 32, R = 12, C = 10;
+  const std::vector<std::pair<std::string, Tree>> shapes = {
+      {"sequential", left_deep_tree(n)}, {"8 lanes", lanes_tree(n, 8)}, {"random", random_binary_tree(n, std::uint64_t{9})}};
+  for (const auto& [name, tree] : shapes) {
+    const Tree other = with_leaves_swapped(tree, 10, 20);
+    if (other == tree) continue;
+    for (std::size_t row = 0; row < R; row += 3)
+      for (std::size_t column = 0; column < C; column += 3) {
+        GridOracleTarget target({R, C}, {tree, other}, [=](std::size_t r, std::size_t c) {
+          return std::size_t{r == row && c == column ? 1u : 0u};
+        });
+        target.answer_values_with(0);
+        RevealOptions options;
+        options.verify_inputs = 0;  // the simulated sums would not match the lying arithmetic
+        options.element_proof_summands = std::uint64_t{1} << 30;
+        SCOPED_TRACE(name + ", element (" + std::to_string(row) + ", " + std::to_string(column) + ")");
+        const RevealResult result = reveal_grid(target, options);
+        EXPECT_TRUE(result.stats.every_element_proven);
+        EXPECT_TRUE(result.stats.element_proof_skipped.empty());
+        // The element's row carries both classes' proofs (n - 1 pairs each for binary trees).
+        EXPECT_GE(result.stats.element_proof_calls, 2 * (n - 1));
+      }
+  }
+}
+
+// The proof is taken only within its limit; past it the reveal says so and proves nothing more.
+TEST(OrderMap, AnElementProofOverItsLimitIsSkippedVisibly) {
+  const std::size_t n = 32;
+  GridOracleTarget target({12, 10}, {left_deep_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; });
+  RevealOptions options;
+  options.element_proof_summands = (n - 1) * 12 * 10 * n - 1;  // one summand short of the proof
+  const RevealResult result = reveal_grid(target, options);
+  EXPECT_FALSE(result.stats.every_element_proven);
+  EXPECT_EQ(result.stats.element_proof_calls, 0u);
+  EXPECT_NE(result.stats.element_proof_skipped.find("31 calls"), std::string::npos) << result.stats.element_proof_skipped;
+  options.element_proof_summands += 1;
+  const RevealResult proven = reveal_grid(target, options);
+  EXPECT_TRUE(proven.stats.every_element_proven);
+  EXPECT_EQ(proven.stats.element_proof_calls, n - 1);
+  EXPECT_EQ(proven.stats.target_calls, result.stats.target_calls + (n - 1));
+}
+
 TEST(OrderMap, RandomMapsOfRandomTreesAreRevealedExactly) {
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     std::mt19937_64 rng(seed);
