@@ -218,6 +218,8 @@ struct RevealOptions {
   // add up to at most this many summands (calls x outputs x leaves), 0: never. check asks for it
   // when a fingerprint disagreed under a map that the reveal found again.
   std::uint64_t element_proof_summands = 0;
+  // ... and when the calls it takes, at what the reveal's calls cost, add up to at most this long.
+  double element_proof_seconds = 60.0;
   std::function<void(const Progress&)> on_progress;  // called now and then; may be empty
   // Probe streams: independent probes of a single-output target (every l(i,j) of a wave) are
   // measured on `streams` targets at once, each on its own thread with its own buffers: the

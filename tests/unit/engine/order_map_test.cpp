@@ -242,6 +242,13 @@ TEST(OrderMap, AnElementProofOverItsLimitIsSkippedVisibly) {
   EXPECT_TRUE(proven.stats.every_element_proven);
   EXPECT_EQ(proven.stats.element_proof_calls, n - 1);
   EXPECT_EQ(proven.stats.target_calls, result.stats.target_calls + (n - 1));
+  // Within the work, but over the time it may take (here any time at all).
+  options.element_proof_seconds = -1.0;
+  const RevealResult slow = reveal_grid(target, options);
+  EXPECT_FALSE(slow.stats.every_element_proven);
+  EXPECT_EQ(slow.stats.target_calls, result.stats.target_calls);
+  EXPECT_NE(slow.stats.element_proof_skipped.find(" s), over the limit"), std::string::npos)
+      << slow.stats.element_proof_skipped;
 }
 
 TEST(OrderMap, RandomMapsOfRandomTreesAreRevealedExactly) {
