@@ -825,6 +825,7 @@ bool MapRevealer::prove_every_element() {
     for (std::uint32_t id : classes_on(r, true)) queue[r].insert(queue[r].end(), proofs[id].begin(), proofs[id].end());
   const auto n = static_cast<std::uint32_t>(n_);
   std::vector<ProbeRequest> lines(R);
+  std::vector<Mismatch> mismatches;  // one per probe that some element answered otherwise
   for (std::size_t t = 0; t < *calls; ++t) {
     for (std::size_t r = 0; r < R; ++r) {
       const auto& [i, j] = queue[r][t % queue[r].size()];
@@ -843,14 +844,27 @@ bool MapRevealer::prove_every_element() {
         const Measurement& m = grid_[r * C + c];
         ++stats_.element_checks;
         if (!m.saturated && m.l == predicted) continue;
-        divide_by_mismatch({r, c, id, lines[r], m, predicted}, true);
-        return false;
+        // The whole proof still runs: elements that changed in other ways answer other probes,
+        // and all of them divide the classes in this one pass (one fix, not one per element).
+        const bool seen = std::any_of(mismatches.begin(), mismatches.end(), [&](const Mismatch& x) {
+          return x.request.plus == lines[r].plus && x.request.minus == lines[r].minus;
+        });
+        if (!seen) mismatches.push_back({r, c, id, lines[r], m, predicted});
+        break;  // the row's other elements answered the same probe: its broadcast divides them
       }
     }
     stats_.verified_probes += R;
   }
-  stats_.every_element_proven = true;
-  return true;
+  if (mismatches.empty()) {
+    stats_.every_element_proven = true;
+    return true;
+  }
+  divide_by_mismatch(mismatches.front(), true);
+  for (std::size_t k = 1; k < mismatches.size(); ++k) {
+    broadcast_and_split(mismatches[k].request);
+    if (classes_[mismatches[k].class_id].alive) restart(mismatches[k].class_id);
+  }
+  return false;
 }
 
 void MapRevealer::assume(const OrderMap& map) {

@@ -227,6 +227,31 @@ TEST(OrderMap, EveryElementProvenInFullFindsAChangeInTheMiddleOfOneElementsTree)
   }
 }
 
+// Scattered elements, each changed in another way in the middle of its tree (each first found by
+// another proof pair): all are divided off, each a class of its own with its own tree. (The proof
+// divides by every disagreeing probe of a pass at once; the reveal's own waves already split some
+// of these, so this holds with one division a pass as well.)
+TEST(OrderMap, ScatteredElementsChangedInDifferentWaysAreAllDividedOff) {
+  const std::size_t n = 32;
+  for (const Tree& tree : {left_deep_tree(n), lanes_tree(n, 8)}) {
+    const std::vector<Tree> trees = {tree, with_leaves_swapped(tree, 10, 20), with_leaves_swapped(tree, 3, 25),
+                                     with_leaves_swapped(tree, 14, 28), with_leaves_swapped(tree, 6, 17),
+                                     with_leaves_swapped(tree, 11, 12)};
+    GridOracleTarget target({12, 10}, trees, [](std::size_t r, std::size_t c) {
+      const std::pair<std::size_t, std::size_t> changed[] = {{1, 1}, {5, 7}, {9, 2}, {11, 9}, {4, 4}};
+      for (std::size_t k = 0; k < 5; ++k)
+        if (changed[k] == std::pair{r, c}) return k + 1;
+      return std::size_t{0};
+    });
+    target.answer_values_with(0);
+    RevealOptions options;
+    options.verify_inputs = 0;  // the simulated sums would not match the lying arithmetic
+    options.element_proof_summands = std::uint64_t{1} << 30;
+    const RevealResult result = reveal_grid(target, options);
+    EXPECT_TRUE(result.stats.every_element_proven);
+  }
+}
+
 // The proof is taken only within its limit; past it the reveal says so and proves nothing more.
 TEST(OrderMap, AnElementProofOverItsLimitIsSkippedVisibly) {
   const std::size_t n = 32;
