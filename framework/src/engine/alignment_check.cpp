@@ -20,6 +20,7 @@
 
 #include "checks.hpp"
 #include "fingerprint_uniformity.hpp"
+#include "prepared_proof.hpp"
 #include "fprev/confirm.hpp"
 #include "fprev/fingerprint.hpp"
 #include "stream_pool.hpp"
@@ -205,7 +206,8 @@ class PlacementRun {
 // Other bits here: not held, as above.
 FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement& where, const RevealOptions& options,
                     const PlacementRun& run, const detail::SimulatedRecord* reference,
-                    const std::vector<FingerprintInputSet>& sets, const std::vector<double>& arithmetic) {
+                    const std::vector<FingerprintInputSet>& sets, const std::vector<double>& arithmetic,
+                    const detail::PreparedProof* prepared) {
   FirstProof proof;
   try {
     PlacedTarget placed(target, where.offset, where.leading_pad, run.counts());
@@ -222,7 +224,8 @@ FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement
     } else {
       proof.bits_differ = reference != nullptr;
     }
-    proof.multi_pair_probes = confirm(placed, at_zero, options).multi_pair_probes;
+    proof.multi_pair_probes = prepared != nullptr ? detail::confirm_prepared(placed, options, *prepared).multi_pair_probes
+                                                  : confirm(placed, at_zero, options).multi_pair_probes;
     if (!proof.bits_differ) proof.bits_differ = !same_arithmetic();
     proof.held = !proof.bits_differ;
   } catch (const RevealFailure& e) {
@@ -260,7 +263,7 @@ std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero
                                          const std::vector<DataPlacement>& placements, const RevealOptions& options,
                                          const PlacementRun& run, const detail::SimulatedRecord* reference,
                                          const std::vector<FingerprintInputSet>& sets,
-                                         const std::vector<double>& arithmetic) {
+                                         const std::vector<double>& arithmetic, const detail::PreparedProof* prepared) {
   const TargetInfo& info = target.info();
   std::size_t lanes = 1;
   if (small_enough_side_by_side(info) && options.make_worker && options.streams > 1)
@@ -279,7 +282,7 @@ std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero
       FirstProof& proof = proofs[p];
       try {
         proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], lanes == 1, lane == 0),
-                         run, reference, sets, arithmetic);
+                         run, reference, sets, arithmetic, prepared);
       } catch (...) {  // over budget before the proof began
         proof.failure = std::current_exception();
       }
@@ -336,12 +339,22 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
       follows = detail::reproduces_tree_on_random_inputs(at_offset_zero, at_zero.classes.front().tree, options);
     }
     if (follows) {
-      sets = fingerprint_inputs(info);
+      sets = detail::uniformity_input_sets(info);
       arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
     }
   }
-  const std::vector<FirstProof> first = prove_placements(target, at_zero, placements, options, run,
-                                                         reference ? &*reference : nullptr, sets, arithmetic);
+  // A single output's proof of offset 0's tree is the same at every placement: its probes,
+  // predictions and simulated sums are made once here (confirm() would make them at each).
+  std::optional<detail::PreparedProof> prepared;
+  if (!placements.empty() && !info.is_grid() && at_zero.grid == info.grid && at_zero.classes.size() == 1 &&
+      confirmable(info) && at_zero.classes.front().tree.leaf_count() == info.n) {
+    RevealOptions proof_options = options;
+    proof_options.multi_pair_proofs = true;  // as PlacementRun::at asks for
+    prepared = detail::prepare_proof(info, at_zero.classes.front().tree, proof_options);
+  }
+  const std::vector<FirstProof> first =
+      prove_placements(target, at_zero, placements, options, run, reference ? &*reference : nullptr, sets, arithmetic,
+                       prepared ? &*prepared : nullptr);
   for (std::size_t p = 0; p < placements.size(); ++p) {
     const auto [offset, pad] = placements[p];
     ++stats.placements;

@@ -23,7 +23,11 @@ struct ValueRecord {
 // Single-output targets: repeated random inputs; grid targets: every element of repeated calls,
 // the first of grid_value_inputs() on every row. Returns the inputs and outputs, for
 // check_unchanged after the reveal (and, on a grid, as the order map's first value partition).
-ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options);
+ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options,
+                              const RandomInputs* made = nullptr);
+// A single-output target's determinism inputs (check_determinism's; `made` there where they are
+// made once for many checks).
+RandomInputs determinism_inputs(const TargetInfo& info, const RevealOptions& options);
 // The random inputs a grid target's order map is first partitioned by (each on every row of a call).
 RandomInputs grid_value_inputs(const TargetInfo& info, const RevealOptions& options);
 
@@ -98,6 +102,16 @@ void check_unchanged(ProbeSession& session, const ValueRecord& record);
 // `input_count` random inputs. Throws RevealFailure(verification_failed) on any disagreement.
 void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                 std::size_t probe_count, bool all_from_first, RevealStats& stats);
+// The simulation part of check_tree in two steps: the tree's sums on the simulation's random inputs
+// (nullopt where nothing is simulated: no inputs asked for, or a fused arithmetic without a model),
+// then the target's outputs on those inputs compared with them bitwise.
+std::optional<std::vector<double>> simulated_outputs(const TargetInfo& info, const Tree& tree,
+                                                     const RevealOptions& options);
+// `made`: the simulation's inputs where they are made once for many checks (simulation_inputs).
+void check_simulated_outputs(ProbeSession& session, const RevealOptions& options,
+                             const std::optional<std::vector<double>>& expected, RevealStats& stats,
+                             const RandomInputs* made = nullptr);
+RandomInputs simulation_inputs(const TargetInfo& info, const RevealOptions& options);
 
 // The class of every element of a map's grid, row-major, from the regions (one walk over the grid,
 // not a search per element). A map whose regions do not partition its grid fails

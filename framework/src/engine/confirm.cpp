@@ -74,6 +74,7 @@
 #include "entry_checks.hpp"
 #include "map_reveal.hpp"
 #include "multi_pair_proof.hpp"
+#include "prepared_proof.hpp"
 
 namespace fprev {
 
@@ -150,9 +151,19 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> probe_pairs(const Tree& tre
              "steps fused into one)");
 }
 
-// Single-output targets: proof pairs, batched.
-void measure_pairs(ProbeSession& session, const Tree& tree,
-                   const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, RevealStats& stats) {
+// The l(i,j) `tree` predicts for each pair.
+std::vector<std::uint32_t> predicted_l(const Tree& tree, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+  std::vector<std::uint32_t> predicted;
+  if (pairs.empty()) return predicted;
+  const LcaIndex lca(tree);
+  predicted.reserve(pairs.size());
+  for (const auto& [i, j] : pairs) predicted.push_back(lca.leaf_count(i, j));
+  return predicted;
+}
+
+// Single-output targets: proof pairs, batched, each against the l(i,j) the tree predicts.
+void measure_pairs(ProbeSession& session, const Tree& tree, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                   const std::vector<std::uint32_t>& predicted, RevealStats& stats) {
   const auto n = static_cast<std::uint32_t>(tree.leaf_count());
   std::vector<ProbeRequest> requests;
   requests.reserve(pairs.size());
@@ -161,26 +172,62 @@ void measure_pairs(ProbeSession& session, const Tree& tree,
   const std::size_t before = stats.probes;
   session.measure(requests, measured);
   stats.confirm_probes += stats.probes - before;
-  const LcaIndex lca(tree);
   for (std::size_t k = 0; k < requests.size(); ++k) {
-    const std::uint32_t i = requests[k].plus, j = requests[k].minus;
-    if (measured[k].saturated || measured[k].l != lca.leaf_count(i, j))
-      fail_proof(tree, lca, i, j, measured[k], n, "");
+    if (!measured[k].saturated && measured[k].l == predicted[k]) continue;
+    const LcaIndex lca(tree);
+    fail_proof(tree, lca, requests[k].plus, requests[k].minus, measured[k], n, "");
   }
 }
 
+}  // namespace
+
+namespace detail {
+
+PreparedProof prepare_proof(const TargetInfo& info, const Tree& tree, const RevealOptions& options) {
+  PreparedProof proof;
+  proof.tree = &tree;
+  std::optional<MultiPairScheme> multi;
+  if (options.multi_pair_proofs) multi = multi_pair_scheme(info, scheme_for(info));
+  if (multi) {
+    proof.plan = plan_multi_pair_proof(tree, multi->max_pairs);
+    proof.single_pairs = alternated(proof.plan->single_pairs);
+    proof.multi = build_multi_pair_probes(tree, *proof.plan, *multi);
+  } else {
+    proof.single_pairs = probe_pairs(tree);
+  }
+  proof.single_predicted = predicted_l(tree, proof.single_pairs);
+  proof.simulated = simulated_outputs(info, tree, options);
+  proof.determinism_inputs = determinism_inputs(info, options);
+  if (proof.simulated) proof.simulation_inputs = simulation_inputs(info, options);
+  return proof;
+}
+
+}  // namespace detail
+
+namespace {
+
 // Single-output targets: the whole proof, its binary nodes on multi-pair probes where the options
 // ask for them and the formats allow (multi_pair_proof.cpp), else one pair a probe.
-void measure_proof(ProbeSession& session, const Tree& tree, const RevealOptions& options, RevealStats& stats) {
-  std::optional<MultiPairScheme> multi;
-  if (options.multi_pair_proofs) multi = multi_pair_scheme(session.info(), session.scheme());
-  if (!multi) {
-    measure_pairs(session, tree, probe_pairs(tree), stats);
-    return;
-  }
-  const MultiPairPlan plan = plan_multi_pair_proof(tree, multi->max_pairs);
-  measure_pairs(session, tree, alternated(plan.single_pairs), stats);
-  measure_multi_pair_probes(session, tree, plan, *multi, stats);
+void measure_proof(ProbeSession& session, const PreparedProof& proof, RevealStats& stats) {
+  measure_pairs(session, *proof.tree, proof.single_pairs, proof.single_predicted, stats);
+  if (proof.plan) measure_multi_pair_probes(session, *proof.tree, *proof.plan, proof.multi, stats);
+}
+
+// After a single-output proof: the fused-node tests, the bitwise simulation (the prepared proof's
+// expected sums where there is one) and the determinism input once more.
+void finish_single_confirmation(ProbeSession& session, const Tree& tree, const RevealOptions& options,
+                                const ValueRecord& before, std::chrono::steady_clock::time_point start,
+                                RevealStats& stats, const PreparedProof* proof = nullptr) {
+  const std::size_t calls_before_verification = stats.target_calls;
+  check_fused_nodes(session.info(), tree, single_runner(session), stats);
+  if (proof != nullptr)
+    check_simulated_outputs(session, options, proof->simulated, stats, &proof->simulation_inputs);
+  else
+    check_tree(session, tree, options, 0, false, stats);  // simulation only: the probes are done
+  check_unchanged(session, before);
+  stats.verification_calls = stats.target_calls - calls_before_verification;
+  stats.confirmed = true;
+  stats.total_seconds = seconds_since(start);
 }
 
 // Grid targets. A proof pair of class K placed on a line (a row, or a column where the target
@@ -496,30 +543,39 @@ std::optional<std::size_t> confirm_probe_count(const TargetInfo& info, const Tre
 RevealStats confirm(Target& target, const Tree& tree, const RevealOptions& options) {
   const TargetInfo& info = target.info();
   if (info.is_grid()) return confirm(target, OrderMap::uniform(info.grid, tree), options);
-  const auto start = std::chrono::steady_clock::now();
   check_leaf_count(tree, info.n);
   const MaskScheme scheme = scheme_for(info);  // fails with `unsupported` where there is none
+  if (confirmable(info)) return confirm_prepared(target, options, prepare_proof(info, tree, options));
+  const auto start = std::chrono::steady_clock::now();
   const std::optional<std::size_t> proof_probes = confirm_probe_count(info, tree);
   if (!proof_probes) return confirm_by_reveal(target, OrderMap::uniform(info.grid, tree), options);
-  const bool restricted = !confirmable(info);
   RevealStats stats;
-  stats.low_range_mode = restricted;
+  stats.low_range_mode = true;
   ProbeSession session(target, scheme, options, stats);
   session.expect_probes(*proof_probes);
   const ValueRecord before = check_determinism(session, options);
-  if (restricted)
-    measure_restricted_proof(session, tree, stats);
-  else
-    measure_proof(session, tree, options, stats);
-  const std::size_t calls_before_verification = stats.target_calls;
-  check_fused_nodes(info, tree, single_runner(session), stats);
-  check_tree(session, tree, options, 0, false, stats);  // simulation only: the probes are done
-  check_unchanged(session, before);
-  stats.verification_calls = stats.target_calls - calls_before_verification;
-  stats.confirmed = true;
-  stats.total_seconds = seconds_since(start);
+  measure_restricted_proof(session, tree, stats);
+  finish_single_confirmation(session, tree, options, before, start, stats);
   return stats;
 }
+
+namespace detail {
+
+RevealStats confirm_prepared(Target& target, const RevealOptions& options, const PreparedProof& proof) {
+  const auto start = std::chrono::steady_clock::now();
+  const TargetInfo& info = target.info();
+  const Tree& tree = *proof.tree;
+  check_leaf_count(tree, info.n);
+  RevealStats stats;
+  ProbeSession session(target, scheme_for(info), options, stats);
+  session.expect_probes(count_confirm_probes(tree));
+  const ValueRecord before = check_determinism(session, options, &proof.determinism_inputs);
+  measure_proof(session, proof, stats);
+  finish_single_confirmation(session, tree, options, before, start, stats, &proof);
+  return stats;
+}
+
+}  // namespace detail
 
 namespace {
 

@@ -169,17 +169,26 @@ std::vector<double> evaluate_record_again(ProbeSession& session, const ValueReco
   return evaluate_record(session, record);
 }
 
-ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options) {
+RandomInputs determinism_inputs(const TargetInfo& info, const RevealOptions& options) {
+  return make_random_inputs(info, std::max<std::size_t>(1, options.determinism_inputs), options.seed ^ 0xd37e, 10);
+}
+
+ValueRecord check_determinism(ProbeSession& session, const RevealOptions& options, const RandomInputs* made) {
   const TargetInfo& info = session.info();
   ValueRecord record;
   std::size_t run_count = std::max<std::size_t>(2, options.determinism_runs);
   if (!info.is_grid()) {
     const std::size_t rows = std::max<std::size_t>(1, options.determinism_inputs);
-    const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0xd37e, 10);
+    if (made != nullptr) {
+      record.a = made->a;
+      record.b = made->b;
+    } else {
+      RandomInputs inputs = determinism_inputs(info, options);
+      record.a = std::move(inputs.a);
+      record.b = std::move(inputs.b);
+    }
     record.distinct = rows;
     record.inputs = rows;
-    record.a = inputs.a;
-    record.b = inputs.b;
   } else {
     // Grid targets: one input on every row, every element compared run to run (and the elements
     // with each other by the order map's partition, which starts from these outputs).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string_view>
 
 #include "fprev/fingerprint.hpp"
 
@@ -129,22 +130,22 @@ void fill_cancel(ValueMaker& maker, const NumericTraits& t, std::size_t n, std::
   }
 }
 
-}  // namespace
 
-std::vector<FingerprintInputSet> fingerprint_inputs(const TargetInfo& info) {
+// Set `set_index` (1-based, in kSets' order) with its first `rows` rows: each set draws from a
+// generator of its own, row after row, so a set's first rows are the same whether or not the
+// others, or its later rows, are made too.
+FingerprintInputSet make_set(const TargetInfo& info, const SetSpec& spec, std::uint64_t set_index, std::size_t rows) {
   const NumericTraits& t = info.traits;
   const std::size_t n = info.n;
   const bool product = t.summand != SummandKind::plain;
   const ExponentRange safe = safe_range(t, n);
   const FormatInfo& narrowest_out = format_info(t.output);
-  std::vector<FingerprintInputSet> sets;
-  std::uint64_t set_index = 0;
-  for (const SetSpec& spec : kSets) {
+  {
     FingerprintInputSet set;
     set.name = spec.name;
-    set.rows = spec.rows;
+    set.rows = rows;
     set.a.resize(set.rows * n);
-    ValueMaker maker(kSeed + (++set_index) * 0x1000, t.input);
+    ValueMaker maker(kSeed + set_index * 0x1000, t.input);
     const std::string name = spec.name;
     ExponentRange range = safe;
     if (name == "cancel") range = {std::max(safe.lo, -8), std::max(std::max(safe.lo, -8), std::min(safe.hi, 8))};
@@ -192,9 +193,26 @@ std::vector<FingerprintInputSet> fingerprint_inputs(const TargetInfo& info) {
         }
       }
     }
-    sets.push_back(std::move(set));
+    return set;
   }
+}
+
+}  // namespace
+
+std::vector<FingerprintInputSet> fingerprint_inputs(const TargetInfo& info) {
+  std::vector<FingerprintInputSet> sets;
+  std::uint64_t set_index = 0;
+  for (const SetSpec& spec : kSets) sets.push_back(make_set(info, spec, ++set_index, spec.rows));
   return sets;
 }
+
+namespace detail {
+
+std::vector<FingerprintInputSet> uniformity_input_sets(const TargetInfo& info) {
+  static_assert(std::string_view(kSets[0].name) == "cancel", "the uniformity input is the cancel set's first");
+  return {make_set(info, kSets[0], 1, 1)};
+}
+
+}  // namespace detail
 
 }  // namespace fprev

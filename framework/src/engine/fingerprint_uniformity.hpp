@@ -40,6 +40,9 @@ struct OneInput {
   std::vector<double> a, b;
 };
 std::optional<OneInput> uniformity_input(const std::vector<FingerprintInputSet>& sets, std::size_t n);
+// Only what uniformity_input reads: the "cancel" set with its first input alone, as
+// fingerprint_inputs(info) makes it (the alignment check needs no other).
+std::vector<FingerprintInputSet> uniformity_input_sets(const TargetInfo& info);
 
 // The outputs of one call in which every element (every row of a grid; the one output of a
 // single-output target) adds the comparison's input (the "cancel" set's first of `sets`); empty

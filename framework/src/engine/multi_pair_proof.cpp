@@ -215,44 +215,64 @@ MultiPairPlan plan_multi_pair_proof(const Tree& tree, std::size_t max_pairs) {
   return plan;
 }
 
-void measure_multi_pair_probes(ProbeSession& session, const Tree& tree, const MultiPairPlan& plan,
-                               const MultiPairScheme& pairs, RevealStats& stats) {
-  const std::size_t n = tree.leaf_count();
+MultiPairProbes build_multi_pair_probes(const Tree& tree, const MultiPairPlan& plan, const MultiPairScheme& pairs) {
+  MultiPairProbes built;
   // Pair 0 of every probe takes the batch's +-M_0; the others go as further masks.
-  ProbeValues values;
-  values.unit = pairs.unit;
-  values.plus = pairs.mask(0, true);
-  values.minus = pairs.mask(0, false);
-  std::vector<Probe> probes;
-  std::vector<std::uint32_t> extra_begin;
-  std::vector<ExtraMask> extras;
-  probes.reserve(plan.probes.size());
-  extra_begin.reserve(plan.probes.size() + 1);
+  built.values.unit = pairs.unit;
+  built.values.plus = pairs.mask(0, true);
+  built.values.minus = pairs.mask(0, false);
+  // Pair r's masks are the same in every probe: computed once (ldexp per mask was most of the
+  // building's time on a long dot).
+  std::vector<SummandValue> plus_mask(pairs.max_pairs), minus_mask(pairs.max_pairs);
+  for (std::size_t r = 0; r < pairs.max_pairs; ++r) {
+    plus_mask[r] = pairs.mask(r, true);
+    minus_mask[r] = pairs.mask(r, false);
+  }
+  std::size_t extra_count = 0;
+  for (const std::vector<NodeId>& nodes : plan.probes) extra_count += 2 * (nodes.size() - std::min<std::size_t>(1, nodes.size()));
+  built.probes.reserve(plan.probes.size());
+  built.extra_begin.reserve(plan.probes.size() + 1);
+  built.extras.reserve(extra_count);
+  built.predicted.reserve(plan.probes.size());
+  const std::size_t n = tree.leaf_count();
   for (std::size_t k = 0; k < plan.probes.size(); ++k) {
-    extra_begin.push_back(static_cast<std::uint32_t>(extras.size()));
+    built.extra_begin.push_back(static_cast<std::uint32_t>(built.extras.size()));
     const std::vector<NodeId>& nodes = plan.probes[k];
+    std::size_t lost = 0;
     for (std::size_t r = 0; r < nodes.size(); ++r) {
       const std::span<const NodeId> children = tree.children(nodes[r]);
       const std::uint32_t x = tree.smallest_leaf(children[0]), y = tree.smallest_leaf(children[1]);
+      lost += tree.leaves_under(nodes[r]);
       // Orientation alternates, as confirm's one-pair probes do (rounding toward zero keeps
       // +M + u == M but not -M + u == -M).
       const bool plus_on_x = (r + k) % 2 == 0;
       if (r == 0) {
-        probes.push_back({plus_on_x ? x : y, plus_on_x ? y : x, 0});
+        built.probes.push_back({plus_on_x ? x : y, plus_on_x ? y : x, 0});
         continue;
       }
-      extras.push_back({x, pairs.mask(r, plus_on_x)});
-      extras.push_back({y, pairs.mask(r, !plus_on_x)});
+      built.extras.push_back({x, plus_on_x ? plus_mask[r] : minus_mask[r]});
+      built.extras.push_back({y, plus_on_x ? minus_mask[r] : plus_mask[r]});
     }
+    built.predicted.push_back(n - lost);
   }
-  extra_begin.push_back(static_cast<std::uint32_t>(extras.size()));
-  const std::vector<double> outputs = session.measure_with_extras(values, probes, extra_begin, extras);
-  stats.multi_pair_probes += probes.size();
+  built.extra_begin.push_back(static_cast<std::uint32_t>(built.extras.size()));
+  return built;
+}
+
+void measure_multi_pair_probes(ProbeSession& session, const Tree& tree, const MultiPairPlan& plan,
+                               const MultiPairScheme& pairs, RevealStats& stats) {
+  measure_multi_pair_probes(session, tree, plan, build_multi_pair_probes(tree, plan, pairs), stats);
+}
+
+void measure_multi_pair_probes(ProbeSession& session, const Tree& tree, const MultiPairPlan& plan,
+                               const MultiPairProbes& built, RevealStats& stats) {
+  const std::size_t n = tree.leaf_count();
+  const std::vector<double> outputs =
+      session.measure_with_extras(built.values, built.probes, built.extra_begin, built.extras);
+  stats.multi_pair_probes += built.probes.size();
   for (std::size_t k = 0; k < plan.probes.size(); ++k) {
     const std::vector<NodeId>& nodes = plan.probes[k];
-    std::size_t lost = 0;
-    for (NodeId v : nodes) lost += tree.leaves_under(v);
-    const std::uint64_t predicted = n - lost;
+    const std::uint64_t predicted = built.predicted[k];
     const DecodedOutput got = decode_output(session.scheme(), outputs[k]);
     if (got.status == DecodeStatus::exact && got.count == predicted) continue;
     std::ostringstream os;

@@ -45,9 +45,22 @@ MultiPairPlan plan_multi_pair_proof(const Tree& tree, std::size_t max_pairs);
 // take fewer calls than m.
 std::vector<std::vector<std::uint32_t>> shared_probe_design(std::size_t m, std::size_t max_pairs);
 
-// Measures the plan's multi-pair probes on a single-output target (probes with further masks,
-// ProbeBatch::extra_masks: pair 0 on the probe's plus and minus leaves) and fails with
+// The plan's multi-pair probes as a target takes them (pair 0 on each probe's plus and minus
+// leaves, the others as further masks, ProbeBatch::extra_masks) with the units each keeps in the
+// tree: built once where the same proof is measured again (the placement proof, at every placement).
+struct MultiPairProbes {
+  ProbeValues values;
+  std::vector<Probe> probes;
+  std::vector<std::uint32_t> extra_begin;  // probes.size() + 1 entries
+  std::vector<ExtraMask> extras;
+  std::vector<std::uint64_t> predicted;  // units the tree keeps, per probe
+};
+MultiPairProbes build_multi_pair_probes(const Tree& tree, const MultiPairPlan& plan, const MultiPairScheme& pairs);
+
+// Measures the plan's multi-pair probes on a single-output target and fails with
 // verification_failed at the first whose output differs from the tree's prediction.
+void measure_multi_pair_probes(ProbeSession& session, const Tree& tree, const MultiPairPlan& plan,
+                               const MultiPairProbes& built, RevealStats& stats);
 void measure_multi_pair_probes(ProbeSession& session, const Tree& tree, const MultiPairPlan& plan,
                                const MultiPairScheme& pairs, RevealStats& stats);
 

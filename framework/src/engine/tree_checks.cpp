@@ -120,7 +120,7 @@ namespace {
 void check_probes(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                   std::size_t probe_count, bool all_from_first, RevealStats& stats) {
   const auto n = static_cast<std::uint32_t>(tree.leaf_count());
-  if (n < 2) return;
+  if (n < 2 || (probe_count == 0 && !all_from_first)) return;  // nothing to measure
   const LcaIndex lca(tree);
   const bool all_active = n - 2 < session.scheme().exact_count_limit;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
@@ -172,36 +172,52 @@ void check_probes(ProbeSession& session, const Tree& tree, const RevealOptions& 
   stats.verified_probes += requests.size();
 }
 
-void check_simulation(ProbeSession& session, const Tree& tree, const RevealOptions& options,
-                      RevealStats& stats) {
-  const TargetInfo& info = session.info();
+}  // namespace
+
+// The inputs of the bitwise simulation (the same for every check of one target and seed).
+RandomInputs simulation_inputs(const TargetInfo& info, const RevealOptions& options) {
+  return make_random_inputs(info, options.verify_inputs, options.seed ^ 0x51a1, 12);
+}
+
+std::optional<std::vector<double>> simulated_outputs(const TargetInfo& info, const Tree& tree,
+                                                     const RevealOptions& options) {
   const NumericTraits& traits = info.traits;
-  if (options.verify_inputs == 0 || tree.leaf_count() < 2) return;
+  if (options.verify_inputs == 0 || tree.leaf_count() < 2) return std::nullopt;
   // No model for this accelerator. On a target that fuses, even a 2-child node may be a fused sum
   // (e.g. a Tensor Core step adding two products) that truncates instead of rounding.
   const bool may_fuse = tree.max_arity() > 2 || traits.max_fused_width > 2;
-  if (may_fuse && !traits.simulate_fused) return;
-  const std::size_t rows = options.verify_inputs;
-  const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0x51a1, 12);
-  const std::vector<double> outputs = session.evaluate_values(rows, inputs.a, inputs.b);
+  if (may_fuse && !traits.simulate_fused) return std::nullopt;
+  const RandomInputs inputs = simulation_inputs(info, options);
+  std::vector<double> expected(options.verify_inputs);
   std::vector<double> values(info.n);
-  for (std::size_t r = 0; r < rows; ++r) {
+  for (std::size_t r = 0; r < expected.size(); ++r) {
     for (std::size_t k = 0; k < info.n; ++k) values[k] = inputs.summand(r, info.n, k);
-    const double expected = simulate_sum(tree, values, traits.accumulator, traits.output,
-                                         traits.fused_extra_bits);
-    if (std::memcmp(&expected, &outputs[r], sizeof expected) == 0) continue;
+    expected[r] = simulate_sum(tree, values, traits.accumulator, traits.output, traits.fused_extra_bits);
+  }
+  return expected;
+}
+
+void check_simulated_outputs(ProbeSession& session, const RevealOptions& options,
+                             const std::optional<std::vector<double>>& expected, RevealStats& stats,
+                             const RandomInputs* made) {
+  if (!expected) return;
+  const TargetInfo& info = session.info();
+  const std::size_t rows = expected->size();
+  const std::optional<RandomInputs> own = made != nullptr ? std::nullopt : std::optional(simulation_inputs(info, options));
+  const RandomInputs& inputs = made != nullptr ? *made : *own;
+  const std::vector<double> outputs = session.evaluate_values(rows, inputs.a, inputs.b);
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (std::memcmp(&(*expected)[r], &outputs[r], sizeof(double)) == 0) continue;
     std::ostringstream os;
     os.precision(17);
     os << "on random input #" << r << " the target returned " << outputs[r]
        << " but adding in the order of the tree (round to nearest in "
-       << to_string(traits.accumulator) << ") gives " << expected;
-    if (simulation_mismatch(traits, os.str(), "random input #" + std::to_string(r), outputs[r], stats))
+       << to_string(info.traits.accumulator) << ") gives " << (*expected)[r];
+    if (simulation_mismatch(info.traits, os.str(), "random input #" + std::to_string(r), outputs[r], stats))
       return;
   }
   stats.simulated_inputs += rows;
 }
-
-}  // namespace
 
 bool reproduces_tree_on_random_inputs(Target& target, const Tree& tree, const RevealOptions& options) {
   const TargetInfo& info = target.info();
@@ -209,7 +225,7 @@ bool reproduces_tree_on_random_inputs(Target& target, const Tree& tree, const Re
   if (info.is_grid() || options.verify_inputs == 0 || tree.leaf_count() < 2 || tree.leaf_count() != info.n) return false;
   if ((tree.max_arity() > 2 || traits.max_fused_width > 2) && !traits.simulate_fused) return false;
   const std::size_t rows = options.verify_inputs, n = info.n;
-  const RandomInputs inputs = make_random_inputs(info, rows, options.seed ^ 0x51a1, 12);
+  const RandomInputs inputs = simulation_inputs(info, options);
   std::vector<double> values(n);
   for (std::size_t first = 0; first < rows;) {
     const std::size_t count = std::min(std::max<std::size_t>(1, info.max_batch), rows - first);
@@ -232,7 +248,7 @@ bool reproduces_tree_on_random_inputs(Target& target, const Tree& tree, const Re
 void check_tree(ProbeSession& session, const Tree& tree, const RevealOptions& options,
                 std::size_t probe_count, bool all_from_first, RevealStats& stats) {
   check_probes(session, tree, options, probe_count, all_from_first, stats);
-  check_simulation(session, tree, options, stats);
+  check_simulated_outputs(session, options, simulated_outputs(session.info(), tree, options), stats);
 }
 
 }  // namespace fprev::detail
