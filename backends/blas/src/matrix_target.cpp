@@ -97,6 +97,7 @@ void MatrixTarget<T>::lay_out(std::size_t offset, std::size_t pad) {
     op_b_ = case_.trans_b == 'N' ? Operand{b, columns_, ldb_, 1, b_size} : Operand{b, columns_, 1, ldb_, b_size};
   }
   a_constant_ = b_constant_ = false;
+  unit_operand_.valid = false;
   offset_ = offset;
   pad_ = pad;
 }
@@ -131,6 +132,7 @@ void MatrixTarget<T>::load(Placement placement, std::size_t count, T shared) {
   const bool by_rows = placement == Placement::rows;
   const Operand& target = by_rows ? op_a_ : op_b_;
   (by_rows ? a_constant_ : b_constant_) = false;
+  unit_operand_.valid = false;
   if (by_rows)
     fill_constant(op_b_, shared, b_constant_, b_value_);
   else
@@ -154,6 +156,56 @@ void MatrixTarget<T>::load(Placement placement, std::size_t count, T shared) {
           target.data[line * target.line_stride + e * target.element_stride] = staged(line)[e];
     }
   }
+}
+
+// What load() makes of write_probe_row's rows when every probe has all leaves active, without the
+// staging and the copy (a transpose for a GEMV's rows): the operand holds the unit everywhere, and
+// a batch changes only the masks of its probes (a line each) and the lines without a probe (zero).
+// The previous batch's masks and zero lines are put back to the unit first, so a call writes
+// O(lines) elements instead of lines x n. The other operand holds the unit's factor b, as in load().
+template <class T>
+bool MatrixTarget<T>::load_all_active_probes(const ProbeBatch& batch, std::size_t count) {
+  for (std::size_t p = 0; p < count; ++p)
+    if (!batch.backgrounds[batch.probes[p].background]->all_active) return false;
+  const bool by_rows = batch.placement == Placement::rows;
+  const Operand& target = by_rows ? op_a_ : op_b_;
+  const ProbeValues& values = *batch.values;
+  const T unit = static_cast<T>(values.unit.a);
+  (by_rows ? a_constant_ : b_constant_) = false;
+  if (by_rows)
+    fill_constant(op_b_, static_cast<T>(values.unit.b), b_constant_, b_value_);
+  else
+    fill_constant(op_a_, static_cast<T>(values.unit.b), a_constant_, a_value_);
+  UnitOperand& state = unit_operand_;
+  if (!state.valid || state.placement != batch.placement || !same_bits(state.unit, unit)) {
+    std::fill(target.data, target.data + target.size, unit);
+    state.valid = true;
+    state.placement = batch.placement;
+    state.unit = unit;
+  } else {
+    for (const auto& [line, l] : state.masks) element(target, line, l) = unit;
+    for (const std::size_t line : state.zero_lines)
+      for (std::size_t l = 0; l < reduction_; ++l) element(target, line, l) = unit;
+  }
+  state.masks.clear();
+  state.zero_lines.clear();
+  const auto mask = [&](std::size_t line, std::uint32_t leaf, double a) {
+    if (leaf >= reduction_) return;  // beta's leaf: the old C value (c_leaf_, set_c)
+    element(target, line, leaf) = static_cast<T>(a);
+    state.masks.emplace_back(line, leaf);
+  };
+  for (std::size_t p = 0; p < count; ++p) {
+    const Probe& probe = batch.probes[p];
+    mask(p, probe.plus, values.plus.a);
+    mask(p, probe.minus, values.minus.a);
+    for (const ExtraMask& extra : batch.extras(p)) mask(p, extra.leaf, extra.value.a);
+  }
+  // Lines beyond the inputs are zero.
+  for (std::size_t line = count; line < target.lines; ++line) {
+    for (std::size_t l = 0; l < reduction_; ++l) element(target, line, l) = T{};
+    state.zero_lines.push_back(line);
+  }
+  return true;
 }
 
 template <class T>
@@ -212,12 +264,13 @@ void MatrixTarget<T>::evaluate(const ProbeBatch& batch, std::span<double> output
     throw TargetError(info_.description + ": the probe values have per-leaf right-hand factors "
                       "(unit b " + show(values.unit.b) + ", +M b " + show(values.plus.b) +
                       ", -M b " + show(values.minus.b) + "); a shared operand needs one");
-  for (std::size_t p = 0; p < count; ++p) {
-    write_probe_row<T>(batch, p, leaves_, staged(p), nullptr);
-    if (case_.beta != 0)
-      c_leaf_[p] = static_cast<T>(batch.leaf(p, static_cast<std::uint32_t>(reduction_)).value());
+  if (!load_all_active_probes(batch, count)) {
+    for (std::size_t p = 0; p < count; ++p) write_probe_row<T>(batch, p, leaves_, staged(p), nullptr);
+    load(batch.placement, count, static_cast<T>(values.unit.b));
   }
-  load(batch.placement, count, static_cast<T>(values.unit.b));
+  if (case_.beta != 0)
+    for (std::size_t p = 0; p < count; ++p)
+      c_leaf_[p] = static_cast<T>(batch.leaf(p, static_cast<std::uint32_t>(reduction_)).value());
   set_c(batch.placement, count);
   call_kernel();
   read_outputs(outputs);

@@ -14,6 +14,9 @@
 // Lines without an input are zero. The target compares nothing itself: every element is returned.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -61,6 +64,11 @@ class MatrixTarget final : public Target {
   void call_kernel();
   void read_outputs(std::span<double> outputs) const;
   T* staged(std::size_t line) { return staging_.data() + line * leaves_; }
+  // A probe batch whose every probe has all leaves active, written straight into its operand.
+  bool load_all_active_probes(const ProbeBatch& batch, std::size_t count);
+  T& element(const Operand& operand, std::size_t line, std::size_t l) {
+    return operand.data[line * operand.line_stride + l * operand.element_stride];
+  }
 
   std::shared_ptr<const Library> library_;
   int threads_;
@@ -80,6 +88,16 @@ class MatrixTarget final : public Target {
   T* c_data_ = nullptr;                      // C (y) at the offset
   bool a_constant_ = false, b_constant_ = false;  // the operand holds one value everywhere
   T a_value_{}, b_value_{};
+  // What load_all_active_probes left in its operand: the unit everywhere but at `masks` (line,
+  // leaf) and on the lines in `zero_lines`. Any other write to the operands (load, lay_out) ends
+  // it, and the next such batch fills the operand again.
+  struct UnitOperand {
+    bool valid = false;
+    Placement placement = Placement::rows;
+    T unit{};
+    std::vector<std::pair<std::size_t, std::size_t>> masks;
+    std::vector<std::size_t> zero_lines;
+  } unit_operand_;
 };
 
 }  // namespace fprev::blas

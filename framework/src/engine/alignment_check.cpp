@@ -206,14 +206,14 @@ class PlacementRun {
 // Other bits here: not held, as above.
 FirstProof prove_at(Target& target, const OrderMap& at_zero, const DataPlacement& where, const RevealOptions& options,
                     const PlacementRun& run, const detail::SimulatedRecord* reference,
-                    const std::vector<FingerprintInputSet>& sets, const std::vector<double>& arithmetic,
+                    const detail::OneInputCall* one_input, const std::vector<double>& arithmetic,
                     const detail::PreparedProof* prepared) {
   FirstProof proof;
   try {
     PlacedTarget placed(target, where.offset, where.leading_pad, run.counts());
     const auto same_arithmetic = [&] {
-      if (arithmetic.empty()) return true;
-      const std::vector<double> here = detail::outputs_on_one_input(placed, sets);
+      if (arithmetic.empty() || one_input == nullptr) return true;
+      const std::vector<double> here = detail::outputs_on_one_input(placed, *one_input);
       return here.size() == arithmetic.size() &&
              std::memcmp(here.data(), arithmetic.data(), here.size() * sizeof(double)) == 0;
     };
@@ -262,7 +262,7 @@ bool small_enough_side_by_side(const TargetInfo& info) {
 std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero,
                                          const std::vector<DataPlacement>& placements, const RevealOptions& options,
                                          const PlacementRun& run, const detail::SimulatedRecord* reference,
-                                         const std::vector<FingerprintInputSet>& sets,
+                                         const detail::OneInputCall* one_input,
                                          const std::vector<double>& arithmetic, const detail::PreparedProof* prepared) {
   const TargetInfo& info = target.info();
   std::size_t lanes = 1;
@@ -282,7 +282,7 @@ std::vector<FirstProof> prove_placements(Target& target, const OrderMap& at_zero
       FirstProof& proof = proofs[p];
       try {
         proof = prove_at(*lane_target[lane], at_zero, placements[p], run.at(placements[p], lanes == 1, lane == 0),
-                         run, reference, sets, arithmetic, prepared);
+                         run, reference, one_input, arithmetic, prepared);
       } catch (...) {  // over budget before the proof began
         proof.failure = std::current_exception();
       }
@@ -327,7 +327,7 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
   // placement's outputs on one input with inexact products against offset 0's. A map handed to the
   // check that offset 0 does not follow is no reference for them.
   std::optional<detail::SimulatedRecord> reference;
-  std::vector<FingerprintInputSet> sets;  // built only where used (a long sum's are big)
+  std::optional<detail::OneInputCall> one_input;  // built only where used
   std::vector<double> arithmetic;
   if (!placements.empty()) {
     PlacedTarget at_offset_zero(target, 0, 0, run.counts());
@@ -339,8 +339,8 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
       follows = detail::reproduces_tree_on_random_inputs(at_offset_zero, at_zero.classes.front().tree, options);
     }
     if (follows) {
-      sets = detail::uniformity_input_sets(info);
-      arithmetic = detail::outputs_on_one_input(at_offset_zero, sets);
+      one_input = detail::one_input_call(info, detail::uniformity_input_sets(info));
+      if (one_input) arithmetic = detail::outputs_on_one_input(at_offset_zero, *one_input);
     }
   }
   // A single output's proof of offset 0's tree is the same at every placement: its probes,
@@ -353,7 +353,8 @@ AlignmentResult check_alignment(Target& target, const OrderMap& at_zero, const R
     prepared = detail::prepare_proof(info, at_zero.classes.front().tree, proof_options);
   }
   const std::vector<FirstProof> first =
-      prove_placements(target, at_zero, placements, options, run, reference ? &*reference : nullptr, sets, arithmetic,
+      prove_placements(target, at_zero, placements, options, run, reference ? &*reference : nullptr,
+                       one_input ? &*one_input : nullptr, arithmetic,
                        prepared ? &*prepared : nullptr);
   for (std::size_t p = 0; p < placements.size(); ++p) {
     const auto [offset, pad] = placements[p];

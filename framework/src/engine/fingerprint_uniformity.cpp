@@ -46,21 +46,33 @@ std::optional<OneInput> uniformity_input(const std::vector<FingerprintInputSet>&
   return OneInput{std::vector<double>(set.a.begin(), set.a.begin() + static_cast<std::ptrdiff_t>(n)), set.b};
 }
 
-std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets) {
-  const TargetInfo& info = target.info();
+std::optional<OneInputCall> one_input_call(const TargetInfo& info, const std::vector<FingerprintInputSet>& sets) {
   const std::size_t n = info.n, rows = info.is_grid() ? info.grid.rows : 1;
-  const std::optional<OneInput> input = uniformity_input(sets, n);
-  if (!input) return {};
-  std::vector<double> a(rows * n);
-  for (std::size_t r = 0; r < rows; ++r) std::copy_n(input->a.begin(), n, a.begin() + static_cast<std::ptrdiff_t>(r * n));
+  std::optional<OneInput> input = uniformity_input(sets, n);
+  if (!input) return std::nullopt;
+  OneInputCall call;
+  call.rows = rows;
+  call.a.resize(rows * n);
+  for (std::size_t r = 0; r < rows; ++r) std::copy_n(input->a.begin(), n, call.a.begin() + static_cast<std::ptrdiff_t>(r * n));
+  call.b = std::move(input->b);
+  return call;
+}
+
+std::vector<double> outputs_on_one_input(Target& target, const OneInputCall& call) {
+  const TargetInfo& info = target.info();
   ValueBatch batch;
-  batch.rows = rows;
-  batch.a = a;
-  batch.b = input->b;
+  batch.rows = call.rows;
+  batch.a = call.a;
+  batch.b = call.b;
   batch.placement = Placement::rows;
   std::vector<double> outputs(info.is_grid() ? info.grid.size() : 1, 0.0);
   target.evaluate(batch, outputs);
   return outputs;
+}
+
+std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets) {
+  const std::optional<OneInputCall> call = one_input_call(target.info(), sets);
+  return call ? outputs_on_one_input(target, *call) : std::vector<double>{};
 }
 
 Uniformity measure_uniformity(Target& target, const OrderMap& map,

@@ -48,6 +48,14 @@ std::vector<FingerprintInputSet> uniformity_input_sets(const TargetInfo& info);
 // single-output target) adds the comparison's input (the "cancel" set's first of `sets`); empty
 // where the sets hold none. The alignment check compares them between placements.
 std::vector<double> outputs_on_one_input(Target& target, const std::vector<FingerprintInputSet>& sets);
+// That call's batch (the input on every row of a grid), made once where the call is repeated: the
+// alignment check makes it at every placement. nullopt where the sets hold no input.
+struct OneInputCall {
+  std::size_t rows = 0;
+  std::vector<double> a, b;
+};
+std::optional<OneInputCall> one_input_call(const TargetInfo& info, const std::vector<FingerprintInputSet>& sets);
+std::vector<double> outputs_on_one_input(Target& target, const OneInputCall& call);
 
 // The comparison for `map` (a grid target's), class k against its reference element `reference[k]`
 // (row, column): one target call, counted in `stats`, or none where `measured` holds every
