@@ -216,7 +216,9 @@ struct RevealOptions {
   // element whose order changed anywhere in its tree is found, not only by chance (the sampled
   // checks: docs/limits.md). About n - 1 calls for each class along a row; taken when those calls
   // add up to at most this many summands (calls x outputs x leaves), 0: never. check asks for it
-  // when a fingerprint disagreed under a map that the reveal found again.
+  // when a fingerprint disagreed under a map that the reveal found again or the confirmation of
+  // the golden's map failed, update when the fingerprint differs from the golden it replaces under
+  // the same map (docs/limits.md).
   std::uint64_t element_proof_summands = 0;
   // ... and when the calls it takes, at what the reveal's calls cost, add up to at most this long.
   double element_proof_seconds = 60.0;
