@@ -259,8 +259,8 @@ void add_gate_options(CLI::App& command, GateOptions& g) {
       .add_option("--jobs,-j", g.jobs,
                   "whole cases side by side, like ctest -j: N at a time, each with a runner and workers of "
                   "its own and (without --streams) cores / N probe streams; reports and goldens stay in "
-                  "the selection's order (default 1; 0: one per core; distributed mode spreads over its "
-                  "ranks instead, --spread)")
+                  "the selection's order; a case whose library runs several threads (threads: 2) runs alone "
+                  "(default 1; 0: one per core; distributed mode spreads over its ranks instead, --spread)")
       ->envname("FPREV_JOBS")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)  // scripts/gate passes one; the user's wins
       ->check(CLI::Range(0, 1024))

@@ -179,4 +179,17 @@ else
   echo "skip - sgemm 512^3 gate call budget: this CPU cannot run the SkylakeX kernels"
 fi
 
+# ---- 5. a case whose library runs 2 threads keeps 2 cores busy -----------------------------------
+# Its CTest test takes 2 processors (ctest -j counts them), and `check --jobs` runs it alone: two
+# 2-thread OpenBLAS cases side by side on 2 cores waited for their threads a time slice at a time
+# (OpenBLAS 0.3.29, Debian 13: a ddot case 150 s instead of 0.3 s).
+"$FG" list --suites "$ROOT/suites" --suite blas-cpu --backend openblas-t2-haswell --case dot-float64-n16384 \
+  --cmake-tests fprev-golden >"$work/t2.cmake" 2>&1
+grep -q "PROCESSORS 2 " "$work/t2.cmake" && ok "a 2-thread BLAS case's CTest test takes 2 processors" ||
+  bad "a 2-thread BLAS case's CTest test does not say PROCESSORS 2: $(grep -o 'PROPERTIES.*' "$work/t2.cmake" | head -c 300)"
+"$FG" list --suites "$ROOT/suites" --suite blas-cpu --backend openblas-haswell --case dot-float64-n16384 \
+  --cmake-tests fprev-golden >"$work/t1.cmake" 2>&1
+grep -q "PROCESSORS" "$work/t1.cmake" && bad "a 1-thread BLAS case's CTest test asks for processors" ||
+  ok "a 1-thread BLAS case's CTest test takes one processor"
+
 [ "$failures" -eq 0 ]

@@ -46,6 +46,8 @@ CaseSpreader::CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerO
                            std::size_t slots)
     : cases_(cases), options_(options), update_(update), queue_(instance_keys(cases), std::max<std::size_t>(1, slots)),
       results_(cases.size()), errors_(cases.size()) {
+  for (const SelectedCase& sc : cases)
+    threads_of_case_.push_back(instance_threads(builtin_backends(), *sc.suite, sc.c->backend_instance));
   for (std::size_t slot = 0; slot < slots; ++slot)
     threads_.emplace_back([this, slot] { run_slot(static_cast<int>(slot)); });
 }
@@ -81,6 +83,14 @@ void CaseSpreader::run_cases(Runner& runner, std::size_t slot) {
     std::optional<CaseResult> result;
     std::exception_ptr error;
     try {
+      // A distributed run's slots are ranks, each on cores of its own: nothing to share there.
+      const bool alone = threads_of_case_[k] > 1 && active_distributed_session() == nullptr;
+      std::unique_lock<std::shared_mutex> exclusive(cores_, std::defer_lock);
+      std::shared_lock<std::shared_mutex> shared(cores_, std::defer_lock);
+      if (alone)
+        exclusive.lock();
+      else
+        shared.lock();
       result = update_ ? runner.update(*sc.suite, *sc.c) : runner.check(*sc.suite, *sc.c);
     } catch (...) {
       error = std::current_exception();

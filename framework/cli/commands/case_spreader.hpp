@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -51,6 +52,10 @@ class CaseSpreader {
   std::mutex mutex_;
   std::condition_variable done_;
   CaseQueue queue_;  // under mutex_
+  // A case whose library runs more than one thread (instance_threads) runs alone: it holds the
+  // cores exclusively, every other case shares them.
+  std::vector<std::size_t> threads_of_case_;
+  std::shared_mutex cores_;
   bool stopping_ = false;
   std::vector<std::optional<CaseResult>> results_;
   std::vector<std::exception_ptr> errors_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "../accept_command.hpp"
+#include "fprev/runner.hpp"
 #include "../commands.hpp"
 #include "../report/case_text.hpp"
 #include "../report/json.hpp"
@@ -17,11 +18,13 @@ namespace {
 
 std::string bracket(const std::string& text) { return "[==[" + text + "]==]"; }
 
+// The processors a case keeps busy: its processes (an MPI case's ranks) or its library's threads.
 std::size_t case_processes(const Suite& suite, const SuiteCase& c) {
+  std::size_t processes = 1;
   for (const BackendInstanceSpec& spec : suite.backends)
     if (spec.name == c.backend_instance)
-      if (const Backend* backend = builtin_backends().find(spec.use)) return backend->processes(c.params);
-  return 1;
+      if (const Backend* backend = builtin_backends().find(spec.use)) processes = backend->processes(c.params);
+  return std::max(processes, instance_threads(builtin_backends(), suite, c.backend_instance));
 }
 
 // Literal text as a CMake regular expression (cmsys::RegularExpression syntax).

@@ -182,6 +182,13 @@ struct RunnerOptions {
 // suite or in two) are opened once and share their workers and MPI jobs; "unresolved
 // <suite>/<name>" when the settings do not resolve (the case then reports why).
 std::string instance_key(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name);
+// The threads the library of a suite's backend instance runs each call on: its resolved `threads`
+// setting (the blas and python backends' library thread count), 1 where it has none or the
+// instance does not resolve. `check --jobs` runs a case of more than one thread alone, and `list`
+// gives CTest that many processors: a multi-threaded library beside another case on too few cores
+// waits for its own threads a scheduler slice at a time (OpenBLAS 0.3.29's 2-thread ddot: 150 s
+// where it takes 0.3 s alone).
+std::size_t instance_threads(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name);
 
 class Runner {
  public:

@@ -241,6 +241,20 @@ std::string instance_key(const BackendRegistry& registry, const Suite& suite, co
   return "unresolved " + suite.name + "/" + instance_name;
 }
 
+std::size_t instance_threads(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name) {
+  const BackendInstanceSpec* spec = suite.find_backend(instance_name);
+  const Backend* backend = spec != nullptr ? registry.find(spec->use) : nullptr;
+  if (backend == nullptr) return 1;
+  try {
+    const Params settings = resolved_settings(*backend, *spec);
+    const auto threads = settings.find("threads");
+    if (threads == settings.end()) return 1;
+    return std::max<std::size_t>(1, static_cast<std::size_t>(std::stoull(threads->second)));
+  } catch (const std::exception&) {  // reported when the case opens it
+    return 1;
+  }
+}
+
 Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instance_name) {
   // Runner::open is asked once per stage of every case: the key is worked out once per name.
   const std::string name = suite.name + "/" + instance_name;

@@ -76,10 +76,21 @@ class CountingBackend : public Backend {
   bool runs_foreign_code() const override { return false; }
 };
 
+// A backend whose library runs `threads` threads (as the blas and python backends' setting).
+class ThreadedBackend : public CountingBackend {
+ public:
+  std::string_view name() const override { return "threaded"; }
+  std::vector<ParamSpec> instance_params() const override {
+    return {integer_param("threads", 1, 64, "library threads").defaults_to("1")};
+  }
+  std::unique_ptr<BackendInstance> open(const Params&) const override { return std::make_unique<Instance>(); }
+};
+
 const BackendRegistry& registry() {
   static const BackendRegistry r = [] {
     BackendRegistry registry;
     registry.add(std::make_unique<CountingBackend>());
+    registry.add(std::make_unique<ThreadedBackend>());
     return registry;
   }();
   return r;
@@ -171,6 +182,20 @@ TEST_F(RunnerInstances, EveryRunOfARunToRunContractIsAFreshInstance) {
   for (const SuiteCase& c : s.cases) ASSERT_EQ(runner.update(s, c).status, CaseStatus::created);
   // The case's own instance once; runs 2 and 3 fresh for each of the three cases.
   EXPECT_EQ(opens()["1"], 1 + 3 * 2);
+}
+
+// What `check --jobs` runs alone and `list` gives CTest as processors: the library's threads, from
+// the instance's resolved `threads` setting (its default too), 1 for a backend without one and for
+// an instance that is not defined.
+TEST(InstanceThreads, AreTheResolvedThreadsSetting) {
+  const Suite s = parse_suite(
+      "suite: s\nbackends:\n  - name: two\n    use: threaded\n    threads: 2\n  - name: default\n    use: threaded\n"
+      "  - name: counted\n    use: counted\n    lanes: 4\ncases:\n  - op: sum\n",
+      "s.yaml", registry());
+  EXPECT_EQ(instance_threads(registry(), s, "two"), 2u);
+  EXPECT_EQ(instance_threads(registry(), s, "default"), 1u);
+  EXPECT_EQ(instance_threads(registry(), s, "counted"), 1u);
+  EXPECT_EQ(instance_threads(registry(), s, "nowhere"), 1u);
 }
 
 }  // namespace
