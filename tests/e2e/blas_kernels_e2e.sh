@@ -191,5 +191,10 @@ grep -q "PROCESSORS 2 " "$work/t2.cmake" && ok "a 2-thread BLAS case's CTest tes
   --cmake-tests fprev-golden >"$work/t1.cmake" 2>&1
 grep -q "PROCESSORS" "$work/t1.cmake" && bad "a 1-thread BLAS case's CTest test asks for processors" ||
   ok "a 1-thread BLAS case's CTest test takes one processor"
+# A 1-thread case whose invariance contract runs a 2-thread variant (invariant: threads: [1, 2]).
+"$FG" list --suites "$ROOT/suites" --suite invariance-cpu --backend openblas-haswell --case dot-float64-n12288 \
+  --cmake-tests fprev-golden >"$work/inv.cmake" 2>&1
+grep -q "PROCESSORS 2 " "$work/inv.cmake" && ok "a case whose invariance variant runs 2 threads takes 2 processors" ||
+  bad "a case with a 2-thread invariance variant does not say PROCESSORS 2: $(grep -o 'PROPERTIES.*' "$work/inv.cmake" | head -c 300)"
 
 [ "$failures" -eq 0 ]

@@ -47,7 +47,7 @@ CaseSpreader::CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerO
     : cases_(cases), options_(options), update_(update), queue_(instance_keys(cases), std::max<std::size_t>(1, slots)),
       results_(cases.size()), errors_(cases.size()) {
   for (const SelectedCase& sc : cases)
-    threads_of_case_.push_back(instance_threads(builtin_backends(), *sc.suite, sc.c->backend_instance));
+    threads_of_case_.push_back(case_threads(builtin_backends(), *sc.suite, *sc.c));
   for (std::size_t slot = 0; slot < slots; ++slot)
     threads_.emplace_back([this, slot] { run_slot(static_cast<int>(slot)); });
 }

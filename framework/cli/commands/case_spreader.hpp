@@ -52,7 +52,7 @@ class CaseSpreader {
   std::mutex mutex_;
   std::condition_variable done_;
   CaseQueue queue_;  // under mutex_
-  // A case whose library runs more than one thread (instance_threads) runs alone: it holds the
+  // A case whose library runs more than one thread (case_threads) runs alone: it holds the
   // cores exclusively, every other case shares them.
   std::vector<std::size_t> threads_of_case_;
   std::shared_mutex cores_;

@@ -24,7 +24,7 @@ std::size_t case_processes(const Suite& suite, const SuiteCase& c) {
   for (const BackendInstanceSpec& spec : suite.backends)
     if (spec.name == c.backend_instance)
       if (const Backend* backend = builtin_backends().find(spec.use)) processes = backend->processes(c.params);
-  return std::max(processes, instance_threads(builtin_backends(), suite, c.backend_instance));
+  return std::max(processes, case_threads(builtin_backends(), suite, c));
 }
 
 // Literal text as a CMake regular expression (cmsys::RegularExpression syntax).

@@ -189,6 +189,10 @@ std::string instance_key(const BackendRegistry& registry, const Suite& suite, co
 // waits for its own threads a scheduler slice at a time (OpenBLAS 0.3.29's 2-thread ddot: 150 s
 // where it takes 0.3 s alone).
 std::size_t instance_threads(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name);
+// The most threads any call of a case runs its library on: its instance's (instance_threads), a
+// case parameter `threads` (the python backend's), and every value of an invariance contract over
+// `threads` (its variants run inside the case).
+std::size_t case_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c);
 
 class Runner {
  public:

@@ -255,6 +255,22 @@ std::size_t instance_threads(const BackendRegistry& registry, const Suite& suite
   }
 }
 
+std::size_t case_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c) {
+  const auto count = [](const std::string& text) -> std::size_t {
+    try {
+      return std::max<std::size_t>(1, static_cast<std::size_t>(std::stoull(text)));
+    } catch (const std::exception&) {
+      return 1;
+    }
+  };
+  std::size_t threads = instance_threads(registry, suite, c.backend_instance);
+  if (const auto own = c.params.find("threads"); own != c.params.end()) threads = std::max(threads, count(own->second));
+  for (const InvarianceRequest& contract : c.invariant)
+    if (contract.parameter == "threads")
+      for (const std::string& value : contract.values) threads = std::max(threads, count(value));
+  return threads;
+}
+
 Runner::OpenInstance& Runner::open(const Suite& suite, const std::string& instance_name) {
   // Runner::open is asked once per stage of every case: the key is worked out once per name.
   const std::string name = suite.name + "/" + instance_name;

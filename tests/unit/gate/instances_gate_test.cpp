@@ -198,5 +198,19 @@ TEST(InstanceThreads, AreTheResolvedThreadsSetting) {
   EXPECT_EQ(instance_threads(registry(), s, "nowhere"), 1u);
 }
 
+// A case's threads: its instance's, or more where an invariance contract runs its variants on more.
+TEST(InstanceThreads, ACaseCountsTheThreadsOfItsInvarianceVariants) {
+  const Suite s = parse_suite(
+      "suite: s\nbackends:\n  - name: one\n    use: threaded\n  - name: two\n    use: threaded\n    threads: 2\n"
+      "cases:\n  - op: sum\n    backends: one\n  - op: sum\n    backends: two\n"
+      "  - op: sum\n    n: 12\n    backends: one\n    invariant:\n      threads: [1, 4]\n",
+      "s.yaml", registry());
+  ASSERT_EQ(s.cases.size(), 3u);
+  for (const SuiteCase& c : s.cases) {
+    const std::size_t expected = !c.invariant.empty() ? 4 : c.backend_instance == "two" ? 2 : 1;
+    EXPECT_EQ(case_threads(registry(), s, c), expected) << c.backend_instance << "/" << c.id;
+  }
+}
+
 }  // namespace
 }  // namespace fprev
