@@ -6,7 +6,8 @@
 //
 // reveal_and_fingerprint: what `fprev-golden reveal` measures for a case, the map and every class's
 // fingerprint, with the target calls of each part (reveal_calls, fingerprint_calls, total_calls) and
-// the time of each (reveal_s, fingerprint_s); FPRev's own Python reveals one element of sgemm 512^3
+// the time of each (reveal_s, fingerprint_s), and the pair grid's calls (pair_grid_calls; the
+// _no_pair_grid variant reveals without it); FPRev's own Python reveals one element of sgemm 512^3
 // (numpy, X @ ones) in the time `python3 ../shared/anchors/fprev-py/time_fprev.py numpy gemm 512`
 // prints, on the same machine.
 //
@@ -45,14 +46,16 @@ void reveal_map(benchmark::State& state, const fprev::Params& case_params) {
   state.counters["element_checks"] = static_cast<double>(stats.element_checks);
 }
 
-void reveal_and_fingerprint(benchmark::State& state, const fprev::Params& case_params) {
+void reveal_and_fingerprint(benchmark::State& state, const fprev::Params& case_params, bool pair_grid) {
   const std::optional<fprev_bench::OpenblasCase> opened = fprev_bench::open_openblas_case(state, case_params);
   if (!opened) return;
   fprev::Target& target = *opened->target;
   std::optional<fprev::RevealResult> result;
   fprev::FingerprintStats fingerprint;
   for (auto _ : state) {
-    result = fprev::reveal(target, fprev::RevealOptions{});
+    fprev::RevealOptions options;
+    options.pair_grid = pair_grid;
+    result = fprev::reveal(target, options);
     std::vector<fprev::Fingerprint> fingerprints = fprev::measure_map_fingerprints(target, result->map, &fingerprint);
     benchmark::DoNotOptimize(fingerprints);
   }
@@ -61,6 +64,7 @@ void reveal_and_fingerprint(benchmark::State& state, const fprev::Params& case_p
   state.SetLabel("core " + (core == details.end() ? std::string("?") : core->second));
   state.counters["classes"] = static_cast<double>(result->stats.map_classes);
   state.counters["reveal_calls"] = static_cast<double>(result->stats.target_calls);
+  state.counters["pair_grid_calls"] = static_cast<double>(result->stats.pair_grid_calls);
   state.counters["fingerprint_calls"] = static_cast<double>(fingerprint.target_calls);
   state.counters["total_calls"] = static_cast<double>(result->stats.target_calls + fingerprint.target_calls);
   state.counters["reveal_s"] = result->stats.total_seconds;
@@ -83,7 +87,10 @@ BENCHMARK_CAPTURE(reveal_map, sgemv_200,
 BENCHMARK_CAPTURE(reveal_map, sgemv_192,
                   fprev::Params{{"op", "gemv"}, {"m", "192"}, {"n", "200"}})
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(reveal_and_fingerprint, sgemm_512, gemm("float32", 512))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(reveal_and_fingerprint, sgemm_512, gemm("float32", 512), true)->Unit(benchmark::kMillisecond);
+// The same without the pair grid (RevealOptions::pair_grid): FPRev's probes in rounds of one a line.
+BENCHMARK_CAPTURE(reveal_and_fingerprint, sgemm_512_no_pair_grid, gemm("float32", 512), false)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(reveal_map, sgemm_1000, gemm("float32", 1000))
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);

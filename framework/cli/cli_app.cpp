@@ -114,6 +114,12 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
                 "(more probes for lanes and pairwise orders; the tree is the same)")
       ->group(kEngineGroup);
   command
+      .add_flag("--no-pair-grid", e.no_pair_grid,
+                "a GEMM's order map without the pair grid: its probes on one row or column each, in "
+                "rounds, as FPRev asks them, instead of every l(i,j) in two calls (more calls; the map "
+                "is the same)")
+      ->group(kEngineGroup);
+  command
       .add_flag("--no-alignment-check", e.no_alignment_check,
                 "probe the data at offset 0 from a 64-byte boundary only: no check of whether the order "
                 "depends on where the data lies (update then records no alignment; check leaves it "

@@ -126,8 +126,9 @@ else
 fi
 
 # ---- 4. sgemm 512^3 within its budget of target calls ------------------------------------------
-# reveal + verification: 2 determinism calls (the first value input), 3 more value inputs, 2 FPRev
-# waves on rows and columns (4), 8 per-element check rounds and the final comparison; the
+# reveal + verification: 2 determinism calls (the first value input), 3 more value inputs, the
+# pair grid's 2 calls where the map has one class (every l(i,j) at the elements: FPRev's 2 waves
+# on rows and columns, 4 calls, otherwise), 8 per-element check rounds and the final comparison; the
 # simulation rides on the value inputs; and the fingerprint's "uniformity" input on every element
 # (a value input of the partition: the fingerprint reads its outputs). Fingerprint: the 1248
 # inputs of one class (5 fixed sets and the facts' experiments) in packed calls, every column with
@@ -138,7 +139,7 @@ calls_of() {  # kernel -> "reveal verification fingerprint"
   "$FG" reveal --backend blas --kernel "$1" --op gemm --m 512 --n 512 --k 512 --json --no-alignment-check \
     2>/dev/null | python3 -c 'import json,sys; c=json.load(sys.stdin)["target_calls"]; print(c["reveal"], c["verification"], c["fingerprint"])'
 }
-for budget in "SkylakeX 18 1 2" "Haswell 18 1 7"; do
+for budget in "SkylakeX 16 1 2" "Prescott 16 1 2" "Haswell 18 1 7"; do
   read -r family reveal verification fingerprint <<<"$budget"
   can_run "$family" || { echo "skip - sgemm 512^3 call budget with $family kernels: this CPU cannot run them"; continue; }
   read -r r v f < <(calls_of "$family")

@@ -14,6 +14,7 @@ inline void apply_engine_options(const EngineOptions& engine, RevealOptions& rev
   if (engine.seed) reveal.seed = *engine.seed;
   reveal.max_seconds = engine.max_seconds;
   if (engine.no_sibling_guesses) reveal.guess_siblings = false;
+  if (engine.no_pair_grid) reveal.pair_grid = false;
   WorkerLimits limits = worker_limits();
   limits.watchdog_floor_seconds = engine.watchdog;
   limits.memory_bytes = engine.worker_memory_mb << 20;

@@ -59,6 +59,9 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
     for (const std::string& line : describe_map(result.map)) out << "  " << line << "\n";
   }
   out << "probes:        " << s.probes << "\n";
+  if (s.pair_grid_calls > 0)
+    out << "pair grid:     " << s.pair_grid_answers << " probes of the classes' FPRev answered by every l(i,j) measured at "
+        << "the elements in " << s.pair_grid_calls << " calls\n";
   if (s.guesses_proven + s.guesses_failed > 0)
     out << "guesses:       " << s.guesses_proven << " sub-problems guessed from a sibling's shape and proven"
         << (s.guesses_failed > 0 ? ", " + std::to_string(s.guesses_failed) + " revealed after a failed proof" : "")

@@ -335,6 +335,8 @@ Json stats_to_json(const RevealStats& stats, std::size_t jobs_started) {
   json["classes"] = stats.map_classes;
   json["class_splits"] = stats.class_splits;
   json["element_checks"] = stats.element_checks;
+  json["pair_grid_calls"] = stats.pair_grid_calls;
+  json["pair_grid_answers"] = stats.pair_grid_answers;
   json["fused_node_tests"] = stats.fused_node_tests;
   json["confirmed"] = stats.confirmed;
   json["confirm_probes"] = stats.confirm_probes;

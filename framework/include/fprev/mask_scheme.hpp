@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -57,6 +58,17 @@ class MaskSchemeError : public std::runtime_error {
 // Chooses the scheme for `traits` able to mask `n` summands. Throws MaskSchemeError when the formats
 // cannot mask that many (the message names the formats and the largest n they support).
 MaskScheme choose_mask_scheme(const NumericTraits& traits, std::size_t n);
+// The crossed scheme of pair-grid probes (src/engine/pair_grid.hpp): in one GEMM call row r of op(A)
+// holds the large factor at leaf a_r and column c of op(B) the large (negative) factor at leaf b_c,
+// unit factors elsewhere, so that element (r, c) adds +M at a_r, -M at b_c and units elsewhere, and
+// measures l(a_r, b_c). Each mask is a large factor times the other side's unit factor, so plus =
+// {big_a, unit.b} and minus = {unit.a, -big_b}; both factors of every value are normal numbers of
+// the input format. The same guarantees as choose_mask_scheme's (absorption of n summands, exact
+// counts below exact_count_limit, an output unit that is normal in the accumulator and output), with
+// a smaller M: each large factor carries M over the other side's unit factor (float32: M = 2^64,
+// unit = 2^-63 x 2^-63, where the shared-factor scheme has M = 2^125). nullopt where the input
+// format's normal range cannot hold such factors for n summands.
+std::optional<MaskScheme> choose_crossed_mask_scheme(const NumericTraits& traits, std::size_t n);
 // The largest n choose_mask_scheme accepts for `traits` (a power of two, at most 2^63), or 0 when
 // the formats cannot mask even two summands.
 std::uint64_t largest_maskable_n(const NumericTraits& traits);

@@ -103,6 +103,10 @@ struct RevealStats {
   std::size_t value_classes = 0;    // groups of elements with equal outputs on random inputs
   std::size_t class_splits = 0;     // classes split because their elements disagreed on a probe
   std::size_t element_checks = 0;   // (element, probe) answers compared with the element's class tree
+  // The pair grid (RevealOptions::pair_grid): its calls (also in target_calls) and the probes of
+  // the classes' transcripts answered there rather than in rounds (not in `probes`).
+  std::size_t pair_grid_calls = 0;
+  std::size_t pair_grid_answers = 0;
   // FPRev's sub-problems guessed from a sibling's shape and proven by the guess's proof probes, and
   // guesses whose proof failed (those were revealed as usual). See src/engine/sibling_guess.hpp.
   std::size_t guesses_proven = 0;
@@ -205,6 +209,11 @@ struct RevealOptions {
   // instead of revealing it; a failed proof falls back to the reveal. The tree is the same either
   // way, only the probe count changes (about 2n instead of n log n for a pairwise sum).
   bool guess_siblings = true;
+  // Grid targets that take a block of right factors per column (a GEMM) with at least n rows and
+  // n columns: every l(i, j) is measured in two calls at the grid's own elements (the pair grid,
+  // src/engine/pair_grid.hpp) and each class's FPRev reads its answers there instead of waiting for
+  // rounds of one probe per line. The probes FPRev asks, and so the map, are the same either way.
+  bool pair_grid = true;
   // confirm() of a single-output target that takes further masks (TargetInfo::extra_masks) proves
   // the binary nodes of the tree with probes that carry several +M/-M pairs each (9 calls for 64
   // binary nodes of one height instead of 64; src/engine/multi_pair_proof.cpp has the argument),

@@ -111,6 +111,7 @@ void MapRevealer::restart(std::uint32_t id) {
   c.algorithm = make_algorithm();
   c.tree = Tree();
   c.cache.clear();
+  c.pair_answers.clear();
   c.answers.clear();
   c.answered.clear();
 }
@@ -206,7 +207,9 @@ bool MapRevealer::advance_classes() {
       bool complete = true;
       for (std::size_t k = 0; k < wave.size(); ++k) {
         if (c.answered[k]) continue;
-        auto it = c.cache.find(key_of(wave[k]));
+        const ProbeKey key = key_of(wave[k]);
+        auto it = c.cache.find(key);
+        if (it == c.cache.end() && take_pair_answer(c, wave[k], key)) it = c.cache.find(key);
         if (it == c.cache.end()) {
           complete = false;
           continue;
@@ -244,6 +247,7 @@ void MapRevealer::reveal() {
   if (!partitioned_) {
     partitioned_ = true;
     partition_by_values();
+    answer_from_pair_grid();
   }
   while (advance_classes()) {
     run_round();
@@ -633,6 +637,7 @@ void MapRevealer::resolve_conflicts() {
 // ---- per-element checks ---------------------------------------------------------------------------
 
 bool MapRevealer::check_elements(bool fix, std::size_t rounds) {
+  if (fix && !check_pair_answers()) return false;
   if (rounds == 0 || rounds > kCheckRounds) rounds = kCheckRounds;
   const std::size_t R = rows_.lines(), C = columns_.lines();
   if (n_ < 2) return true;

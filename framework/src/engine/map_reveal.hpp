@@ -103,7 +103,13 @@ class MapRevealer {
     std::vector<bool> answered;
     std::unordered_map<ProbeKey, CacheEntry, ProbeKeyHash> cache;
     std::vector<std::size_t> rows, columns;  // lines holding at least one element of the class
+    // The pair grid's answers at the class's elements (pair_grid.hpp): n x n, per ordered pair
+    // (plus, minus) the count l << 32 | the first element (row-major index) that gave it, or
+    // kNoPairAnswer. Empty where the pair grid did not run or two elements of the class disagreed.
+    std::vector<std::uint64_t> pair_answers;
+    std::size_t pair_answer_count = 0;  // element answers behind them (for element_checks)
   };
+  static constexpr std::uint64_t kNoPairAnswer = ~std::uint64_t{0};
   // The outputs of one value partition input: per block of the labels of that time, as bits.
   struct Snapshot {
     std::vector<std::uint32_t> row_label, column_label;
@@ -145,6 +151,14 @@ class MapRevealer {
   template <class CodeAt>
   void refine_with(Placement placement, std::size_t used_lines, bool other_axis, CodeAt code_at);
   void partition_by_values();
+  // The pair grid's calls (pair_grid.hpp, map_pair_grid.cpp): fills the classes' pair_answers.
+  void answer_from_pair_grid();
+  // Moves the pair grid's answer to `request` (an all-active probe) into the class's cache; false
+  // when it has none.
+  bool take_pair_answer(MapClass& c, const ProbeRequest& request, const ProbeKey& key);
+  // Every pair-grid answer of a class with a tree against that tree; false after a disagreement
+  // (divided as check_elements divides). Frees the tables.
+  bool check_pair_answers();
   void record(Placement placement, const std::vector<ProbeRequest>& lines,
               const std::vector<Measurement>& grid);
   void resolve_conflicts();

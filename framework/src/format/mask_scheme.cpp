@@ -226,6 +226,31 @@ MaskScheme choose_mask_scheme(const NumericTraits& traits, std::size_t n) {
   return scheme;
 }
 
+std::optional<MaskScheme> choose_crossed_mask_scheme(const NumericTraits& traits, std::size_t n) {
+  const ExponentWindow window = normal_window(traits.input);
+  const Bounds bounds = bounds_for(traits);
+  // The smallest unit whose two balanced factors are normal, then the largest M whose large factors
+  // (M over the other side's unit factor) stay inside the window.
+  const int unit = std::max(2 * window.lo, bounds.unit_min);
+  if (unit > std::min(2 * window.hi, bounds.unit_max)) return std::nullopt;
+  const int unit_a = floor_half(unit), unit_b = unit - unit_a;
+  const int mask = std::min(bounds.mask_max, window.hi + std::min(unit_a, unit_b));
+  if (mask <= unit || guaranteed_log2(mask, unit, bounds) < ceil_log2(n)) return std::nullopt;
+  const int big_a = mask - unit_b, big_b = mask - unit_a;
+  if (big_a > window.hi || big_b > window.hi) return std::nullopt;
+  MaskScheme scheme;
+  scheme.values.unit = {std::ldexp(1.0, unit_a), std::ldexp(1.0, unit_b)};
+  scheme.values.plus = {std::ldexp(1.0, big_a), std::ldexp(1.0, unit_b)};
+  scheme.values.minus = {std::ldexp(1.0, unit_a), -std::ldexp(1.0, big_b)};
+  scheme.output_unit = std::ldexp(1.0, unit);
+  scheme.exact_count_limit = std::uint64_t{1} << bounds.exact_count_log2;
+  scheme.max_summands_log2 = guaranteed_log2(mask, unit, bounds);
+  scheme.max_summands = std::uint64_t{1} << std::min(scheme.max_summands_log2, kMaxSummandsLog2Cap);
+  scheme.mask_exponent = mask;
+  scheme.unit_exponent = unit;
+  return scheme;
+}
+
 std::uint64_t largest_maskable_n(const NumericTraits& traits) {
   // The subnormal window is never worse than the normal one, and best_plan with an unreachable
   // target returns the plan guaranteeing the most summands.

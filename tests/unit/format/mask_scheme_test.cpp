@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -247,6 +248,50 @@ TEST(MaskScheme, GuaranteesHoldForEveryFormatCombination) {
   // The realistic combinations are mostly possible; a few narrow-input ones are not.
   EXPECT_GT(checked, 5000);
   EXPECT_GT(impossible, 100);
+}
+
+// The crossed scheme of the pair grid (row r of op(A) holds the large factor at one leaf, column c
+// of op(B) the negative one at another): every guarantee of a scheme, by the same simulation, for
+// every format combination where it exists, and each mask a large factor times the other side's
+// unit factor, every factor a normal number of the input format.
+TEST(MaskScheme, CrossedSchemesOfThePairGridKeepEveryGuarantee) {
+  int checked = 0;
+  for (Format input : kInputs)
+    for (Format accumulator : kAccumulators)
+      for (Format output : kAccumulators)
+        for (int extra : kExtraBits)
+          for (std::size_t n : {std::size_t{3}, std::size_t{100}, std::size_t{1000}}) {
+            const NumericTraits t = traits_of(input, accumulator, output, SummandKind::product, extra);
+            SCOPED_TRACE(label(t) + ", n = " + std::to_string(n));
+            const std::optional<MaskScheme> s = fprev::choose_crossed_mask_scheme(t, n);
+            if (!s) continue;
+            const fprev::ProbeValues& v = s->values;
+            EXPECT_EQ(v.plus.b, v.unit.b);   // +M: row r's large factor times column c's unit factor
+            EXPECT_EQ(v.minus.a, v.unit.a);  // -M: row r's unit factor times column c's large one
+            for (double factor : {v.unit.a, v.unit.b, v.plus.a, v.minus.b}) {
+              EXPECT_TRUE(fprev::is_representable(factor, input)) << factor;
+              EXPECT_GE(std::fabs(factor), smallest_normal(input)) << factor;
+            }
+            EXPECT_FALSE(s->subnormal_factors);
+            check_scheme_values(t, *s);
+            check_scheme_covers(n, t, *s);
+            if (::testing::Test::HasFatalFailure()) return;
+            ++checked;
+          }
+  EXPECT_GT(checked, 100);
+  // float32 GEMM inputs: M = 2^64 (2^127 x 2^-63), unit 2^-126 (2^-63 x 2^-63).
+  const NumericTraits sgemm = traits_of(Format::float32, Format::float32, Format::float32,
+                                        SummandKind::product_shared_rhs, 0);
+  const std::optional<MaskScheme> s = fprev::choose_crossed_mask_scheme(sgemm, 512);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->values.plus.a, std::ldexp(1.0, 127));
+  EXPECT_EQ(s->values.minus.b, -std::ldexp(1.0, 127));
+  EXPECT_EQ(s->values.unit.a, std::ldexp(1.0, -63));
+  EXPECT_EQ(s->mask_exponent, 64);
+  EXPECT_EQ(s->unit_exponent, -126);
+  // float16 factors cannot hold a crossed mask for 1000 float32 summands.
+  EXPECT_FALSE(fprev::choose_crossed_mask_scheme(
+      traits_of(Format::float16, Format::float32, Format::float32, SummandKind::product, 0), 1000));
 }
 
 // largest_maskable_n is the exact boundary: it is accepted, one more is not. Every format as
