@@ -6,7 +6,6 @@
 namespace fprev::detail {
 namespace {
 
-constexpr std::size_t kPairGridCalls = 2;
 // The tables hold n^2 answers per class: more than this many in all (2 GiB at 8 bytes) and the
 // reveal runs its rounds instead.
 constexpr std::size_t kMostTableEntries = std::size_t{1} << 28;
@@ -27,27 +26,38 @@ void MapRevealer::answer_from_pair_grid() {
   std::vector<std::size_t> recorded(classes_.size(), 0);
   for (std::uint32_t id = 0; id < classes_.size(); ++id)
     if (classes_[id].alive && classes_[id].algorithm) answers[id].assign(n * n, kNoPairAnswer);
-  std::vector<PairGridLayout> layouts;
-  for (std::size_t call = 0; call < kPairGridCalls; ++call) layouts.push_back(pair_grid_layout(n, R, C, call, options_.seed));
   // Only where the calls answer every pair at some element of every class: a class left with
   // pairs to ask needs rounds, which would carry the other classes' probes too, and the pair
   // grid's calls would come on top (a map with a kernel's edge tiles as classes of a few rows).
-  for (std::uint32_t id = 0; id < classes_.size(); ++id) {
-    if (answers[id].empty()) continue;
-    std::vector<bool> covered(n * n, false);
-    std::size_t pairs = 0;
-    for (const PairGridLayout& layout : layouts)
-      for (std::size_t r : classes_[id].rows)
-        for (std::size_t c = 0; c < C; ++c) {
-          const std::size_t at = std::size_t{layout.row_leaf[r]} * n + layout.column_leaf[c];
-          if (layout.row_leaf[r] == layout.column_leaf[c] || covered[at] || class_of(r, c) != id) continue;
-          covered[at] = true;
-          ++pairs;
-        }
-    if (pairs < n * (n - 1)) return;
+  // The second call's leaves are shuffled, or else turned half way round (bands of half the rows
+  // or columns, as two threads split C, then hold every pair too).
+  const auto covers_every_class = [&](const std::vector<PairGridLayout>& layouts) {
+    std::vector<bool> covered(n * n);
+    for (std::uint32_t id = 0; id < classes_.size(); ++id) {
+      if (answers[id].empty()) continue;
+      std::fill(covered.begin(), covered.end(), false);
+      std::size_t pairs = 0;
+      for (const PairGridLayout& layout : layouts)
+        for (std::size_t r : classes_[id].rows)
+          for (std::size_t c = 0; c < C; ++c) {
+            const std::size_t at = std::size_t{layout.row_leaf[r]} * n + layout.column_leaf[c];
+            if (layout.row_leaf[r] == layout.column_leaf[c] || covered[at] || class_of(r, c) != id) continue;
+            covered[at] = true;
+            ++pairs;
+          }
+      if (pairs < n * (n - 1)) return false;
+    }
+    return true;
+  };
+  std::vector<PairGridLayout> layouts;
+  for (const PairGridTurn second : {PairGridTurn::shuffled, PairGridTurn::half_way}) {
+    layouts = {pair_grid_layout(n, R, C, PairGridTurn::none, options_.seed),
+               pair_grid_layout(n, R, C, second, options_.seed)};
+    if (covers_every_class(layouts)) break;
+    layouts.clear();
   }
-  for (std::size_t call = 0; call < kPairGridCalls; ++call) {
-    const PairGridLayout& layout = layouts[call];
+  if (layouts.empty()) return;
+  for (const PairGridLayout& layout : layouts) {
     const PairGridInputs inputs = pair_grid_inputs(*crossed, n, layout);
     const std::vector<double> out =
         session_.evaluate_value_grid(Placement::rows, R, inputs.a, inputs.b, inputs.column_factors);

@@ -8,10 +8,12 @@
 namespace fprev::detail {
 namespace {
 
-std::vector<std::uint32_t> leaves_of_lines(std::size_t n, std::size_t lines, std::mt19937_64* shuffle) {
+std::vector<std::uint32_t> leaves_of_lines(std::size_t n, std::size_t lines, PairGridTurn turn,
+                                           std::mt19937_64& shuffle) {
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  if (shuffle != nullptr) std::shuffle(order.begin(), order.end(), *shuffle);
+  if (turn == PairGridTurn::shuffled) std::shuffle(order.begin(), order.end(), shuffle);
+  if (turn == PairGridTurn::half_way) std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n / 2), order.end());
   std::vector<std::uint32_t> leaves(lines);
   for (std::size_t line = 0; line < lines; ++line) leaves[line] = order[line % n];
   return leaves;
@@ -19,17 +21,12 @@ std::vector<std::uint32_t> leaves_of_lines(std::size_t n, std::size_t lines, std
 
 }  // namespace
 
-PairGridLayout pair_grid_layout(std::size_t n, std::size_t rows, std::size_t columns, std::size_t call,
+PairGridLayout pair_grid_layout(std::size_t n, std::size_t rows, std::size_t columns, PairGridTurn turn,
                                 std::uint64_t seed) {
+  std::mt19937_64 shuffle(seed ^ 0x9a1c9e5d3b7f4a21ull);
   PairGridLayout layout;
-  if (call == 0) {
-    layout.row_leaf = leaves_of_lines(n, rows, nullptr);
-    layout.column_leaf = leaves_of_lines(n, columns, nullptr);
-    return layout;
-  }
-  std::mt19937_64 shuffle(seed ^ (0x9a1c9e5d3b7f4a21ull * call));
-  layout.row_leaf = leaves_of_lines(n, rows, &shuffle);
-  layout.column_leaf = leaves_of_lines(n, columns, &shuffle);
+  layout.row_leaf = leaves_of_lines(n, rows, turn, shuffle);
+  layout.column_leaf = leaves_of_lines(n, columns, turn, shuffle);
   return layout;
 }
 

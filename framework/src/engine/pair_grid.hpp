@@ -9,8 +9,8 @@
 // where one probe per row or column answers R + C. The calls are value calls with a block of
 // op(B) per column (TargetInfo::column_right_factors), so every GEMM target takes them as it is.
 //
-// Two calls, the second with the rows' and the columns' leaves shuffled, answer every pair at two
-// elements in (almost always) different rows and columns. The map reveal (map_reveal.hpp) takes an
+// Two calls, the second with the rows' and the columns' leaves shuffled (or turned half way round),
+// answer every pair at two elements in (almost always) different rows and columns. The map reveal (map_reveal.hpp) takes an
 // answer for a class only where every element of that class that answered the pair agreed, and
 // nothing for a class where two of its elements disagreed (the rounds then measure its probes on
 // whole lines and split it as before); FPRev then reads its answers from these tables instead of
@@ -32,9 +32,11 @@ struct PairGridLayout {
   std::vector<std::uint32_t> row_leaf, column_leaf;
 };
 
-// Call 0: row r and column c take leaf r mod n and c mod n. A later call: each axis's leaves in an
-// order shuffled by `seed` and the call's index (every leaf still on at least one row and column).
-PairGridLayout pair_grid_layout(std::size_t n, std::size_t rows, std::size_t columns, std::size_t call,
+// Row r and column c take leaf r mod n and c mod n (none), each axis's leaves in an order shuffled
+// by `seed` (every leaf still on at least one row and column), or leaf (r + n/2) mod n and
+// (c + n/2) mod n (half_way: a pair moves to another row and another column).
+enum class PairGridTurn : std::uint8_t { none, shuffled, half_way };
+PairGridLayout pair_grid_layout(std::size_t n, std::size_t rows, std::size_t columns, PairGridTurn turn,
                                 std::uint64_t seed);
 
 // The value call of a layout: a (rows x n, row-major), b (n blocks of n: block j holds -M at leaf

@@ -108,6 +108,24 @@ TEST(PairGrid, EveryClassReadsOnlyItsOwnElementsAnswers) {
   }
 }
 
+// Two threads splitting C in halves of rows (or columns), each half another tree, on a grid of
+// exactly n x n: the first call gives each half only half the leaves on its rows, a shuffled
+// second call would leave pairs out, the second call turned half way round gives each half the
+// other leaves: both classes hold every pair.
+TEST(PairGrid, HalvesOfTheGridTakeTheSecondCallTurnedHalfWayRound) {
+  const std::size_t n = 24;
+  const std::vector<Tree> trees = {left_deep_tree(n), balanced_tree(n)};
+  for (bool by_rows : {true, false}) {
+    GridOracleTarget target = gemm_like({n, n}, trees, [by_rows, n](std::size_t r, std::size_t c) {
+      return std::size_t{(by_rows ? r : c) >= n / 2 ? 1u : 0u};
+    });
+    const Revealed with = reveal_with(target, true);
+    EXPECT_EQ(with.result.map.classes.size(), 2u);
+    EXPECT_EQ(with.result.stats.pair_grid_calls, 2u);
+    EXPECT_LT(with.probe_calls, reveal_with(target, false).probe_calls);
+  }
+}
+
 // A grid smaller than n x n in either direction cannot hold every pair in a call, and a target
 // without right factors per column cannot take the crossed inputs: no pair grid, the rounds as before.
 TEST(PairGrid, OnlyGridsThatHoldEveryPairUseIt) {
