@@ -6,9 +6,9 @@
 namespace fprev::detail {
 namespace {
 
-// The tables hold n^2 answers per class: more than this many in all (2 GiB at 8 bytes) and the
-// reveal runs its rounds instead.
-constexpr std::size_t kMostTableEntries = std::size_t{1} << 28;
+// The tables hold n^2 answers per class: more than this many in all (256 MiB at 8 bytes; 32
+// classes of n = 1024) and the reveal runs its rounds instead.
+constexpr std::size_t kMostTableEntries = std::size_t{1} << 25;
 
 }  // namespace
 
