@@ -31,24 +31,31 @@ void MapRevealer::answer_from_pair_grid() {
   // grid's calls would come on top (a map with a kernel's edge tiles as classes of a few rows).
   // The second call's leaves are shuffled, or else turned half way round (bands of half the rows
   // or columns, as two threads split C, then hold every pair too).
+  // One walk over the grid per layout (a class's elements are wherever the labels put them).
   const auto covers_every_class = [&](const std::vector<PairGridLayout>& layouts) {
-    std::vector<bool> covered(n * n);
-    for (std::uint32_t id = 0; id < classes_.size(); ++id) {
-      if (answers[id].empty()) continue;
-      std::fill(covered.begin(), covered.end(), false);
-      std::size_t pairs = 0;
-      for (const PairGridLayout& layout : layouts)
-        for (std::size_t r : classes_[id].rows)
-          for (std::size_t c = 0; c < C; ++c) {
-            const std::size_t at = std::size_t{layout.row_leaf[r]} * n + layout.column_leaf[c];
-            if (layout.row_leaf[r] == layout.column_leaf[c] || covered[at] || class_of(r, c) != id) continue;
-            covered[at] = true;
-            ++pairs;
-          }
-      if (pairs < n * (n - 1)) return false;
-    }
+    std::vector<std::vector<bool>> covered(classes_.size());
+    std::vector<std::size_t> pairs(classes_.size(), 0);
+    for (std::uint32_t id = 0; id < classes_.size(); ++id)
+      if (!answers[id].empty()) covered[id].assign(n * n, false);
+    for (const PairGridLayout& layout : layouts)
+      for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t c = 0; c < C; ++c) {
+          const std::uint32_t id = class_of(r, c);
+          const std::uint32_t plus = layout.row_leaf[r], minus = layout.column_leaf[c];
+          if (plus == minus || covered[id].empty()) continue;
+          std::vector<bool>::reference seen = covered[id][std::size_t{plus} * n + minus];
+          if (seen) continue;
+          seen = true;
+          ++pairs[id];
+        }
+    for (std::uint32_t id = 0; id < classes_.size(); ++id)
+      if (!covered[id].empty() && pairs[id] < n * (n - 1)) return false;
     return true;
   };
+  // A class with fewer elements than the pairs it needs over the two calls (a corner, an edge tile)
+  // cannot hold them: no walk at all.
+  for (std::uint32_t id = 0; id < classes_.size(); ++id)
+    if (!answers[id].empty() && 2 * classes_[id].rows.size() * classes_[id].columns.size() < n * (n - 1)) return;
   std::vector<PairGridLayout> layouts;
   for (const PairGridTurn second : {PairGridTurn::shuffled, PairGridTurn::half_way}) {
     layouts = {pair_grid_layout(n, R, C, PairGridTurn::none, options_.seed),
