@@ -85,12 +85,7 @@ void CaseSpreader::run_cases(Runner& runner, std::size_t slot) {
     try {
       // A distributed run's slots are ranks, each on cores of its own: nothing to share there.
       const bool alone = threads_of_case_[k] > 1 && active_distributed_session() == nullptr;
-      std::unique_lock<std::shared_mutex> exclusive(cores_, std::defer_lock);
-      std::shared_lock<std::shared_mutex> shared(cores_, std::defer_lock);
-      if (alone)
-        exclusive.lock();
-      else
-        shared.lock();
+      const CoreShares::Hold hold(cores_, alone);
       result = update_ ? runner.update(*sc.suite, *sc.c) : runner.check(*sc.suite, *sc.c);
     } catch (...) {
       error = std::current_exception();

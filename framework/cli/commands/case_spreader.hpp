@@ -11,13 +11,13 @@
 #include <exception>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <thread>
 #include <vector>
 
 #include "../options.hpp"
 #include "../selection.hpp"
 #include "case_queue.hpp"
+#include "core_shares.hpp"
 #include "fprev/runner.hpp"
 
 namespace fprev::cli {
@@ -53,9 +53,10 @@ class CaseSpreader {
   std::condition_variable done_;
   CaseQueue queue_;  // under mutex_
   // A case whose library runs more than one thread (case_threads) runs alone: it holds the
-  // cores exclusively, every other case shares them.
+  // cores exclusively, every other case shares them (CoreShares: it waits only for the cases in
+  // flight).
   std::vector<std::size_t> threads_of_case_;
-  std::shared_mutex cores_;
+  CoreShares cores_;
   bool stopping_ = false;
   std::vector<std::optional<CaseResult>> results_;
   std::vector<std::exception_ptr> errors_;

@@ -1,0 +1,39 @@
+#include "core_shares.hpp"
+
+namespace fprev::cli {
+
+void CoreShares::enter(bool alone) {
+  std::unique_lock lock(mutex_);
+  if (alone) {
+    ++waiting_alone_;
+    changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
+    --waiting_alone_;
+    alone_ = true;
+    return;
+  }
+  changed_.wait(lock, [&] { return !alone_ && waiting_alone_ == 0; });
+  ++sharing_;
+}
+
+void CoreShares::leave(bool alone) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (alone)
+      alone_ = false;
+    else
+      --sharing_;
+  }
+  changed_.notify_all();
+}
+
+std::size_t CoreShares::sharing() const {
+  const std::lock_guard lock(mutex_);
+  return sharing_;
+}
+
+std::size_t CoreShares::waiting_alone() const {
+  const std::lock_guard lock(mutex_);
+  return waiting_alone_;
+}
+
+}  // namespace fprev::cli
