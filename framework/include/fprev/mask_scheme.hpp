@@ -65,9 +65,12 @@ MaskScheme choose_mask_scheme(const NumericTraits& traits, std::size_t n);
 // {big_a, unit.b} and minus = {unit.a, -big_b}; both factors of every value are normal numbers of
 // the input format. The same guarantees as choose_mask_scheme's (absorption of n summands, exact
 // counts below exact_count_limit, an output unit that is normal in the accumulator and output), with
-// a smaller M: each large factor carries M over the other side's unit factor (float32: M = 2^64,
-// unit = 2^-63 x 2^-63, where the shared-factor scheme has M = 2^125). nullopt where the input
-// format's normal range cannot hold such factors for n summands.
+// a smaller M: each large factor carries M over the other side's unit factor, and the product of
+// the two large factors (an element whose row and column mask the same leaf, which measures
+// nothing) stays finite in the accumulator and the output, so no call overflows (float32: M = 1 as
+// 2^63 x 2^-63 and -(2^-63 x 2^63), unit = 2^-63 x 2^-63, the large factors' product 2^126, where
+// the shared-factor scheme has M = 2^125). nullopt where the input format's normal range cannot
+// hold such factors for n summands.
 std::optional<MaskScheme> choose_crossed_mask_scheme(const NumericTraits& traits, std::size_t n);
 // The largest n choose_mask_scheme accepts for `traits` (a power of two, at most 2^63), or 0 when
 // the formats cannot mask even two summands.

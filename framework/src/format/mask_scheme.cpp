@@ -234,7 +234,11 @@ std::optional<MaskScheme> choose_crossed_mask_scheme(const NumericTraits& traits
   const int unit = std::max(2 * window.lo, bounds.unit_min);
   if (unit > std::min(2 * window.hi, bounds.unit_max)) return std::nullopt;
   const int unit_a = floor_half(unit), unit_b = unit - unit_a;
-  const int mask = std::min(bounds.mask_max, window.hi + std::min(unit_a, unit_b));
+  // Where a row's and a column's large factors meet (the pair grid's element whose +M and -M fall
+  // on one leaf, which measures nothing) their product must stay finite, units added: an overflow
+  // there could trap in a kernel built to, where the shared-factor probes never overflow.
+  const int meeting_max = floor_half(bounds.sum_emax - 1 + unit);
+  const int mask = std::min({bounds.mask_max, window.hi + std::min(unit_a, unit_b), meeting_max});
   if (mask <= unit || guaranteed_log2(mask, unit, bounds) < ceil_log2(n)) return std::nullopt;
   const int big_a = mask - unit_b, big_b = mask - unit_a;
   if (big_a > window.hi || big_b > window.hi) return std::nullopt;

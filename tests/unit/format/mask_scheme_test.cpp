@@ -273,21 +273,28 @@ TEST(MaskScheme, CrossedSchemesOfThePairGridKeepEveryGuarantee) {
               EXPECT_GE(std::fabs(factor), smallest_normal(input)) << factor;
             }
             EXPECT_FALSE(s->subnormal_factors);
+            // Where a row's and a column's large factors meet, the product and a sum of units
+            // with it stay finite in the accumulator and the output: no call overflows.
+            const double meeting = v.plus.a * v.minus.b;
+            EXPECT_TRUE(fprev::is_representable(meeting, accumulator)) << meeting;
+            EXPECT_TRUE(std::isfinite(add_in(meeting, meeting, accumulator))) << meeting;
+            EXPECT_TRUE(std::isfinite(fprev::round_to_format(meeting, output))) << meeting;
             check_scheme_values(t, *s);
             check_scheme_covers(n, t, *s);
             if (::testing::Test::HasFatalFailure()) return;
             ++checked;
           }
   EXPECT_GT(checked, 100);
-  // float32 GEMM inputs: M = 2^64 (2^127 x 2^-63), unit 2^-126 (2^-63 x 2^-63).
+  // float32 GEMM inputs: M = 1 (2^63 x 2^-63), unit 2^-126 (2^-63 x 2^-63); where the large factors
+  // meet, 2^63 x -2^63 = -2^126, finite.
   const NumericTraits sgemm = traits_of(Format::float32, Format::float32, Format::float32,
                                         SummandKind::product_shared_rhs, 0);
   const std::optional<MaskScheme> s = fprev::choose_crossed_mask_scheme(sgemm, 512);
   ASSERT_TRUE(s);
-  EXPECT_EQ(s->values.plus.a, std::ldexp(1.0, 127));
-  EXPECT_EQ(s->values.minus.b, -std::ldexp(1.0, 127));
+  EXPECT_EQ(s->values.plus.a, std::ldexp(1.0, 63));
+  EXPECT_EQ(s->values.minus.b, -std::ldexp(1.0, 63));
   EXPECT_EQ(s->values.unit.a, std::ldexp(1.0, -63));
-  EXPECT_EQ(s->mask_exponent, 64);
+  EXPECT_EQ(s->mask_exponent, 0);
   EXPECT_EQ(s->unit_exponent, -126);
   // float16 factors cannot hold a crossed mask for 1000 float32 summands.
   EXPECT_FALSE(fprev::choose_crossed_mask_scheme(
