@@ -126,6 +126,30 @@ TEST(PairGrid, HalvesOfTheGridTakeTheSecondCallTurnedHalfWayRound) {
   }
 }
 
+// A kernel built to trap floating-point exceptions would die of an overflow: no call of the pair
+// grid may overflow, not even at the elements whose row and column mask the same leaf (they add the
+// two large factors' product), and the value calls' outputs stay finite everywhere.
+class FailsOnNonFiniteOutputs : public GridOracleTarget {
+ public:
+  using GridOracleTarget::GridOracleTarget;
+  using GridOracleTarget::evaluate;
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    GridOracleTarget::evaluate(batch, outputs);
+    for (double out : outputs)
+      if (!std::isfinite(out)) throw TargetError("a value call overflowed (" + std::to_string(out) + ")");
+  }
+};
+
+TEST(PairGrid, NoCallOverflows) {
+  for (std::size_t n : {std::size_t{24}, std::size_t{64}}) {
+    FailsOnNonFiniteOutputs target({n, n}, {left_deep_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                                   float32_product_traits());
+    target.take_column_factors();
+    const Revealed with = reveal_with(target, true);
+    EXPECT_EQ(with.result.stats.pair_grid_calls, 2u);
+  }
+}
+
 // A grid smaller than n x n in either direction cannot hold every pair in a call, and a target
 // without right factors per column cannot take the crossed inputs: no pair grid, the rounds as before.
 TEST(PairGrid, OnlyGridsThatHoldEveryPairUseIt) {
