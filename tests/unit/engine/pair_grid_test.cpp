@@ -150,6 +150,32 @@ TEST(PairGrid, NoCallOverflows) {
   }
 }
 
+// Pair-grid outputs that are no whole count of units (a kernel scaling its result, extra
+// precision): the pair grid gives nothing at all, and the rounds, with the target's own scheme,
+// reveal the map (or diagnose the target) exactly as without it.
+class HalfAUnitMoreInCrossedCalls : public GridOracleTarget {
+ public:
+  using GridOracleTarget::GridOracleTarget;
+  using GridOracleTarget::evaluate;
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    GridOracleTarget::evaluate(batch, outputs);
+    if (batch.column_factors.empty()) return;
+    const std::size_t n = info().n;
+    for (double& out : outputs) out += 0.5 * batch.a[0 * n + 1] * batch.b[0 * n + 1];  // half a unit
+  }
+};
+
+TEST(PairGrid, OutputsThatAreNoCountGiveNothingAndTheRoundsReveal) {
+  const std::size_t n = 20;
+  HalfAUnitMoreInCrossedCalls target({n, n}, {balanced_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                                     float32_product_traits());
+  target.take_column_factors();
+  const Revealed with = reveal_with(target, true);
+  EXPECT_EQ(with.result.stats.pair_grid_answers, 0u);
+  EXPECT_EQ(with.result.stats.pair_grid_calls, 1u);  // the first call's outputs end it
+  EXPECT_EQ(with.probe_calls, reveal_with(target, false).probe_calls);
+}
+
 // A grid smaller than n x n in either direction cannot hold every pair in a call, and a target
 // without right factors per column cannot take the crossed inputs: no pair grid, the rounds as before.
 TEST(PairGrid, OnlyGridsThatHoldEveryPairUseIt) {
