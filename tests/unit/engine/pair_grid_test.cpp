@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <span>
 #include <string>
 
 #include "fprev/order_map.hpp"
@@ -46,6 +48,27 @@ GridOracleTarget gemm_like(OutputGrid grid, std::vector<Tree> trees, GridOracleT
   target.take_column_factors();
   return target;
 }
+
+// One tree on an n x n GEMM-like grid whose value calls come back edited by `edit` (a misbehaving
+// kernel: the pair grid's calls are those with right factors per column).
+class EditedValueCalls : public GridOracleTarget {
+ public:
+  using Edit = std::function<void(const ValueBatch&, std::span<double>)>;
+  EditedValueCalls(std::size_t n, Tree tree, Edit edit)
+      : GridOracleTarget({n, n}, {std::move(tree)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
+                         float32_product_traits()),
+        edit_(std::move(edit)) {
+    take_column_factors();
+  }
+  using GridOracleTarget::evaluate;
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    GridOracleTarget::evaluate(batch, outputs);
+    edit_(batch, outputs);
+  }
+
+ private:
+  Edit edit_;
+};
 
 // One tree on a grid of at least n x n: the pair grid's two calls replace FPRev's rounds (no probe
 // call before the per-element checks), every FPRev probe is answered there, and every other pair
@@ -129,22 +152,12 @@ TEST(PairGrid, HalvesOfTheGridTakeTheSecondCallTurnedHalfWayRound) {
 // A kernel built to trap floating-point exceptions would die of an overflow: no call of the pair
 // grid may overflow, not even at the elements whose row and column mask the same leaf (they add the
 // two large factors' product), and the value calls' outputs stay finite everywhere.
-class FailsOnNonFiniteOutputs : public GridOracleTarget {
- public:
-  using GridOracleTarget::GridOracleTarget;
-  using GridOracleTarget::evaluate;
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    GridOracleTarget::evaluate(batch, outputs);
-    for (double out : outputs)
-      if (!std::isfinite(out)) throw TargetError("a value call overflowed (" + std::to_string(out) + ")");
-  }
-};
-
 TEST(PairGrid, NoCallOverflows) {
   for (std::size_t n : {std::size_t{24}, std::size_t{64}}) {
-    FailsOnNonFiniteOutputs target({n, n}, {left_deep_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
-                                   float32_product_traits());
-    target.take_column_factors();
+    EditedValueCalls target(n, left_deep_tree(n), [](const ValueBatch&, std::span<double> outputs) {
+      for (double out : outputs)
+        if (!std::isfinite(out)) throw TargetError("a value call overflowed (" + std::to_string(out) + ")");
+    });
     const Revealed with = reveal_with(target, true);
     EXPECT_EQ(with.result.stats.pair_grid_calls, 2u);
   }
@@ -153,23 +166,12 @@ TEST(PairGrid, NoCallOverflows) {
 // Pair-grid outputs that are no whole count of units (a kernel scaling its result, extra
 // precision): the pair grid gives nothing at all, and the rounds, with the target's own scheme,
 // reveal the map (or diagnose the target) exactly as without it.
-class HalfAUnitMoreInCrossedCalls : public GridOracleTarget {
- public:
-  using GridOracleTarget::GridOracleTarget;
-  using GridOracleTarget::evaluate;
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    GridOracleTarget::evaluate(batch, outputs);
-    if (batch.column_factors.empty()) return;
-    const std::size_t n = info().n;
-    for (double& out : outputs) out += 0.5 * batch.a[0 * n + 1] * batch.b[0 * n + 1];  // half a unit
-  }
-};
-
 TEST(PairGrid, OutputsThatAreNoCountGiveNothingAndTheRoundsReveal) {
   const std::size_t n = 20;
-  HalfAUnitMoreInCrossedCalls target({n, n}, {balanced_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
-                                     float32_product_traits());
-  target.take_column_factors();
+  EditedValueCalls target(n, balanced_tree(n), [](const ValueBatch& batch, std::span<double> outputs) {
+    if (batch.column_factors.empty()) return;
+    for (double& out : outputs) out += 0.5 * batch.a[1] * batch.b[1];  // half a unit (row 0, block 0, leaf 1)
+  });
   const Revealed with = reveal_with(target, true);
   EXPECT_EQ(with.result.stats.pair_grid_answers, 0u);
   EXPECT_EQ(with.result.stats.pair_grid_calls, 1u);  // the first call's outputs end it
@@ -208,32 +210,21 @@ TEST(PairGrid, ValueCallsThatLieCannotPutAWrongTreeInTheMap) {
 // sequential sum, whose pivot is leaf 0): the class's table is consistent, so only the check of
 // every pair against the tree finds it. The class is then revealed afresh by rounds, and the map
 // is right.
-class OnePairWrongInValueCalls : public GridOracleTarget {
- public:
-  using GridOracleTarget::GridOracleTarget;
-  using GridOracleTarget::evaluate;
-  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
-    GridOracleTarget::evaluate(batch, outputs);
+TEST(PairGrid, APairAnsweredWronglyEverywhereIsFoundByTheWholeTableCheck) {
+  const std::size_t n = 20;
+  EditedValueCalls target(n, left_deep_tree(n), [n](const ValueBatch& batch, std::span<double> outputs) {
     if (batch.column_factors.empty()) return;
-    const std::size_t n = info().n, columns = info().grid.columns;
     for (std::size_t r = 0; r < batch.rows; ++r)
-      for (std::size_t c = 0; c < columns; ++c) {
+      for (std::size_t c = 0; c < n; ++c) {
         const auto row = batch.a.subspan(r * n, n);
         const auto column = batch.b.subspan(batch.column_factors[c] * n, n);
         // +M at leaf 5 (the row's large factor), -M at leaf 9 (the column's).
         if (std::fabs(row[5]) > std::fabs(row[0]) && std::fabs(column[9]) > std::fabs(column[0]))
-          outputs[r * columns + c] -= row[0] * column[0];  // one unit fewer: l(5, 9) one more
+          outputs[r * n + c] -= row[0] * column[0];  // one unit fewer: l(5, 9) one more
       }
-  }
-};
-
-TEST(PairGrid, APairAnsweredWronglyEverywhereIsFoundByTheWholeTableCheck) {
-  const std::size_t n = 20;
-  OnePairWrongInValueCalls target({20, 20}, {left_deep_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; },
-                                  float32_product_traits());
-  target.take_column_factors();
+  });
   const Revealed honest_reference = [&] {
-    GridOracleTarget honest = gemm_like({20, 20}, {left_deep_tree(n)}, [](std::size_t, std::size_t) { return std::size_t{0}; });
+    EditedValueCalls honest(n, left_deep_tree(n), [](const ValueBatch&, std::span<double>) {});
     return reveal_with(honest, true);
   }();
   const Revealed with = reveal_with(target, true);
