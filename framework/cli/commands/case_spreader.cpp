@@ -47,7 +47,8 @@ CaseSpreader::CaseSpreader(const std::vector<SelectedCase>& cases, const RunnerO
     : cases_(cases), options_(options), update_(update), queue_(instance_keys(cases), std::max<std::size_t>(1, slots)),
       results_(cases.size()), errors_(cases.size()) {
   for (const SelectedCase& sc : cases)
-    threads_of_case_.push_back(case_threads(builtin_backends(), *sc.suite, *sc.c));
+    threads_of_case_.push_back(case_own_threads(builtin_backends(), *sc.suite, *sc.c));
+  case_cores_.assign(slots, nullptr);
   for (std::size_t slot = 0; slot < slots; ++slot)
     threads_.emplace_back([this, slot] { run_slot(static_cast<int>(slot)); });
 }
@@ -65,7 +66,18 @@ void CaseSpreader::run_slot(int slot) {
   // gone after it, whose workers count into it.
   std::optional<CaseSlot> on_rank;
   if (active_distributed_session() != nullptr) on_rank.emplace(slot);
-  Runner runner(builtin_backends(), options_);
+  // The slot's case of the moment takes the cores for an invariance variant's calls of several
+  // threads (its own calls share them).
+  RunnerOptions options = options_;
+  options.claim_cores = [this, slot]() -> std::shared_ptr<void> {
+    CaseCores* cores = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      cores = case_cores_.at(static_cast<std::size_t>(slot));
+    }
+    return cores != nullptr ? cores->claim() : nullptr;
+  };
+  Runner runner(builtin_backends(), options);
   run_cases(runner, static_cast<std::size_t>(slot));
 }
 
@@ -84,8 +96,14 @@ void CaseSpreader::run_cases(Runner& runner, std::size_t slot) {
     std::exception_ptr error;
     try {
       // A distributed run's slots are ranks, each on cores of its own: nothing to share there.
-      const bool alone = threads_of_case_[k] > 1 && active_distributed_session() == nullptr;
-      const CoreShares::Hold hold(cores_, alone);
+      const bool distributed = active_distributed_session() != nullptr;
+      CaseCores cores(cores_, threads_of_case_[k] > 1 && !distributed);
+      struct Published {  // the case's cores, for the runner's claims while the case runs
+        CaseSpreader& spreader;
+        std::size_t slot;
+        ~Published() { spreader.publish_case_cores(slot, nullptr); }
+      } published{*this, slot};
+      if (!distributed) publish_case_cores(slot, &cores);
       result = update_ ? runner.update(*sc.suite, *sc.c) : runner.check(*sc.suite, *sc.c);
     } catch (...) {
       error = std::current_exception();
@@ -97,6 +115,11 @@ void CaseSpreader::run_cases(Runner& runner, std::size_t slot) {
     }
     done_.notify_all();
   }
+}
+
+void CaseSpreader::publish_case_cores(std::size_t slot, CaseCores* cores) {
+  const std::lock_guard lock(mutex_);
+  case_cores_.at(slot) = cores;
 }
 
 CaseResult CaseSpreader::result(std::size_t k) {

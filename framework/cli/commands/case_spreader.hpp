@@ -45,6 +45,7 @@ class CaseSpreader {
  private:
   void run_slot(int slot);
   void run_cases(Runner& runner, std::size_t slot);
+  void publish_case_cores(std::size_t slot, CaseCores* cores);
 
   const std::vector<SelectedCase>& cases_;
   const RunnerOptions& options_;
@@ -52,11 +53,13 @@ class CaseSpreader {
   std::mutex mutex_;
   std::condition_variable done_;
   CaseQueue queue_;  // under mutex_
-  // A case whose library runs more than one thread (case_threads) runs alone: it holds the
+  // A case whose own library runs more than one thread (case_own_threads) runs alone: it holds the
   // cores exclusively, every other case shares them (CoreShares: it waits only for the cases in
-  // flight).
+  // flight). A sharing case's invariance variants of several threads take them alone for their
+  // calls only (RunnerOptions::claim_cores, through the slot's CaseCores of the moment).
   std::vector<std::size_t> threads_of_case_;
   CoreShares cores_;
+  std::vector<CaseCores*> case_cores_;  // under mutex_: each slot's case in flight, null between cases
   bool stopping_ = false;
   std::vector<std::optional<CaseResult>> results_;
   std::vector<std::exception_ptr> errors_;

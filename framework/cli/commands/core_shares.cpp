@@ -36,4 +36,26 @@ std::size_t CoreShares::waiting_alone() const {
   return waiting_alone_;
 }
 
+bool CoreShares::held_alone() const {
+  const std::lock_guard lock(mutex_);
+  return alone_;
+}
+
+std::shared_ptr<void> CaseCores::claim() {
+  const std::lock_guard lock(mutex_);
+  if (claims_++ == 0 && !alone_) {
+    shares_.leave(false);
+    shares_.enter(true);
+  }
+  return {static_cast<void*>(this), [this](void*) { release(); }};
+}
+
+void CaseCores::release() {
+  const std::lock_guard lock(mutex_);
+  if (--claims_ == 0 && !alone_) {
+    shares_.leave(true);
+    shares_.enter(false);
+  }
+}
+
 }  // namespace fprev::cli

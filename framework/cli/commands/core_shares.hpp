@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 
 namespace fprev::cli {
@@ -33,9 +34,10 @@ class CoreShares {
     bool alone_;
   };
 
-  // For tests: cases running beside others, and cases waiting to run alone.
+  // For tests: cases running beside others, cases waiting to run alone, and whether one does.
   std::size_t sharing() const;
   std::size_t waiting_alone() const;
+  bool held_alone() const;
 
  private:
   mutable std::mutex mutex_;
@@ -43,6 +45,30 @@ class CoreShares {
   std::size_t sharing_ = 0;        // cases running beside others
   std::size_t waiting_alone_ = 0;  // cases waiting for the cores to themselves
   bool alone_ = false;             // a case holds the cores
+};
+
+// One case's hold on the cores (CaseSpreader): a share, or the cores alone for the whole case (its
+// own library runs several threads); and the claims of a sharing case's calls that need the cores
+// alone (an invariance variant of several threads, RunnerOptions::claim_cores), which leave the
+// share and wait to run alone while a claim's token lives, then share again.
+class CaseCores {
+ public:
+  CaseCores(CoreShares& shares, bool alone) : shares_(shares), alone_(alone) { shares_.enter(alone_); }
+  ~CaseCores() { shares_.leave(alone_); }  // every token of claim() is gone by then
+  CaseCores(const CaseCores&) = delete;
+  CaseCores& operator=(const CaseCores&) = delete;
+
+  // The cores alone for as long as the token lives; tokens taken meanwhile (several probe streams
+  // of one variant) share them. In a case that runs alone, a token that changes nothing.
+  std::shared_ptr<void> claim();
+
+ private:
+  void release();
+
+  CoreShares& shares_;
+  const bool alone_;
+  std::mutex mutex_;        // serializes claims and releases, so a share is left and taken back once
+  std::size_t claims_ = 0;  // tokens alive
 };
 
 }  // namespace fprev::cli

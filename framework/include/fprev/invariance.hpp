@@ -174,17 +174,26 @@ std::string invariance_known_value(const Backend& backend, const BackendInstance
 // opened once per run, not once per case: a Python worker imports its library once).
 using InstanceOpener = std::function<std::shared_ptr<BackendInstance>(const Params& resolved_settings)>;
 
+// Takes this machine's cores for the calling case alone, for as long as the returned token lives
+// (check --jobs: a library of several threads beside another case waits for a time slice at every
+// call, docs/cli.md "--jobs"). Tokens taken while one lives share it.
+using CoreClaim = std::function<std::shared_ptr<void>()>;
+
 // The variants of a case over `parameter`, one per value other than `known_value`, in `values`
 // order. Each make() opens an instance of `backend` with the (resolved) settings, the parameter set
 // where it is a setting (through `open` where given, else backend.open()), validates the case with
 // the parameter set where it is a case parameter (ConfigError naming the value), and makes its
-// target; the instance lives at least as long as the target.
+// target; the instance lives at least as long as the target. With `claim_cores`, a variant over
+// `threads` of more than one thread takes the cores alone from its target's first call until the
+// target is gone: its library then runs its threads undisturbed, while the rest of the case (its
+// own reveal, the variant's library loading: a Python worker's import) shares the cores.
 std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, const BackendInstance& instance,
                                                         const Params& settings, const Params& case_params,
                                                         const std::string& parameter,
                                                         const std::vector<std::string>& values,
                                                         const std::string& known_value,
-                                                        InstanceOpener open = nullptr);
+                                                        InstanceOpener open = nullptr,
+                                                        CoreClaim claim_cores = nullptr);
 
 // "1", "2", ..., "runs": the values of runs = N.
 std::vector<std::string> run_values(std::size_t runs);

@@ -175,6 +175,9 @@ struct RunnerOptions {
   // Where check keeps the revealed result of a case that needs accepting (and removes it once the
   // case passes, or update wrote its golden); none kept when absent.
   std::optional<PendingStore> pending;
+  // check --jobs: takes the cores for the case alone while an invariance variant of several threads
+  // makes its calls (make_invariance_variants); the case's own calls share them. None: no claim.
+  CoreClaim claim_cores;
 };
 
 // What a runner opens one backend instance for: the backend and its resolved settings (environment
@@ -189,9 +192,12 @@ std::string instance_key(const BackendRegistry& registry, const Suite& suite, co
 // waits for its own threads a scheduler slice at a time (OpenBLAS 0.3.29's 2-thread ddot: 150 s
 // where it takes 0.3 s alone).
 std::size_t instance_threads(const BackendRegistry& registry, const Suite& suite, const std::string& instance_name);
-// The most threads any call of a case runs its library on: its instance's (instance_threads), a
-// case parameter `threads` (the python backend's), and every value of an invariance contract over
-// `threads` (its variants run inside the case).
+// The threads the case's own calls run its library on: its instance's (instance_threads), or a case
+// parameter `threads` where it has one. `check --jobs` runs a case of more than one alone.
+std::size_t case_own_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c);
+// The most threads any call of a case runs its library on: case_own_threads, and every value of an
+// invariance contract over `threads` (its variants run inside the case; `check --jobs` gives them
+// the cores alone for their calls, RunnerOptions::claim_cores). `list` gives CTest as many processors.
 std::size_t case_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c);
 
 class Runner {

@@ -8,7 +8,7 @@ namespace fprev::detail {
 bool invariance_of_case(const Backend& backend, const BackendInstance& instance, const Params& settings,
                         const SuiteCase& c, const TargetInfo& known_info, const RevealOptions& options,
                         CaseResult& result,
-                        const InstanceOpener& open_variant) {
+                        const InstanceOpener& open_variant, const CoreClaim& claim_cores) {
   result.invariance.clear();
   result.invariance_stats.clear();
   std::string at;
@@ -18,7 +18,7 @@ bool invariance_of_case(const Backend& backend, const BackendInstance& instance,
       const std::string known = invariance_known_value(backend, instance, settings, c.params, request.parameter);
       const std::vector<InvarianceVariant> variants =
           make_invariance_variants(backend, instance, settings, c.params, request.parameter, request.values, known,
-                                   open_variant);
+                                   open_variant, claim_cores);
       InvarianceStats stats;
       result.invariance.push_back(
           check_invariance(request.parameter, request.values, {known, known_info, &*result.revealed}, variants, options, &stats));

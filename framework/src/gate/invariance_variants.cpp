@@ -2,6 +2,8 @@
 // `reveal --invariant` and a suite's `invariant:` hand to check_invariance().
 #include "fprev/invariance.hpp"
 
+#include <mutex>
+
 namespace fprev {
 namespace {
 
@@ -31,6 +33,57 @@ class InstanceTarget final : public Target {
   std::shared_ptr<BackendInstance> instance_;
   std::unique_ptr<Target> target_;
 };
+
+// A target of a library that runs several threads: its first call takes the cores alone (the
+// claim), and they are given back when the target is gone. Made before (the library loaded, a worker
+// started) and kept until its turn, it holds nothing meanwhile.
+class CoreClaimingTarget final : public Target {
+ public:
+  CoreClaimingTarget(std::unique_ptr<Target> target, CoreClaim claim)
+      : target_(std::move(target)), claim_(std::move(claim)) {}
+  ~CoreClaimingTarget() override { target_.reset(); }  // its library's threads stop before the cores go back
+  const TargetInfo& info() const override { return target_->info(); }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    claim();
+    target_->evaluate(batch, outputs);
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    claim();
+    target_->evaluate(batch, outputs);
+  }
+  void evaluate_probe_calls(std::span<const ProbeBatch> calls, std::span<double> outputs, std::size_t& done) override {
+    claim();
+    target_->evaluate_probe_calls(calls, outputs, done);
+  }
+  void evaluate_value_calls(std::span<const ValueBatch> calls, std::span<double> outputs, std::size_t& done) override {
+    claim();
+    target_->evaluate_value_calls(calls, outputs, done);
+  }
+
+ private:
+  void claim() {
+    const std::lock_guard lock(mutex_);
+    if (claimed_) return;
+    token_ = claim_();
+    claimed_ = true;
+  }
+
+  std::unique_ptr<Target> target_;
+  CoreClaim claim_;
+  std::mutex mutex_;
+  bool claimed_ = false;
+  std::shared_ptr<void> token_;  // given back after target_ is gone (the destructor resets it first)
+};
+
+// The library threads of the variant `value` of `parameter`, where it is a thread count.
+std::size_t variant_threads(const std::string& parameter, const std::string& value) {
+  if (parameter != "threads") return 1;
+  try {
+    return static_cast<std::size_t>(std::stoull(value));
+  } catch (const std::exception&) {
+    return 1;  // not a number: the backend's own check names it
+  }
+}
 
 }  // namespace
 
@@ -74,7 +127,8 @@ std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, 
                                                         const Params& settings, const Params& case_params,
                                                         const std::string& parameter,
                                                         const std::vector<std::string>& values,
-                                                        const std::string& known_value, InstanceOpener open) {
+                                                        const std::string& known_value, InstanceOpener open,
+                                                        CoreClaim claim_cores) {
   const InvarianceParameterKind kind = invariance_parameter_kind(backend, instance, parameter);
   // Runs are proven on fresh processes: a new instance for every run, never a kept one.
   if (!open || kind == InvarianceParameterKind::runs)
@@ -97,18 +151,23 @@ std::vector<InvarianceVariant> make_invariance_variants(const Backend& backend, 
     // makes the variant's target, as one program calls with several m, and its idle workers serve
     // it (a Python library's import, an MPI job's launch, once for all values). A setting changes
     // the library itself (its threads, its kernels): a fresh instance.
+    const CoreClaim claim = variant_threads(parameter, value) > 1 ? claim_cores : nullptr;
+    const auto claiming = [claim](std::unique_ptr<Target> target) -> std::unique_ptr<Target> {
+      if (!claim) return target;
+      return std::make_unique<CoreClaimingTarget>(std::move(target), claim);
+    };
     if (kind == InvarianceParameterKind::case_parameter) {
-      out.push_back({value, [&instance, variant_case] { return instance.make_target(variant_case); },
+      out.push_back({value, [&instance, variant_case, claiming] { return claiming(instance.make_target(variant_case)); },
                      /*shares_case_instance=*/true});
       continue;
     }
-    out.push_back({value, [&backend, open, variant_settings, variant_case, context] {
+    out.push_back({value, [&backend, open, variant_settings, variant_case, context, claiming] {
                      const Params resolved = resolve_params(backend.instance_params(), variant_settings, context);
                      std::shared_ptr<BackendInstance> opened = open(resolved);
                      const Params resolved_case = resolve_params(opened->case_params(), variant_case, context);
                      opened->validate_case(resolved_case);
                      std::unique_ptr<Target> target = opened->make_target(resolved_case);
-                     return std::make_unique<InstanceTarget>(std::move(opened), std::move(target));
+                     return claiming(std::make_unique<InstanceTarget>(std::move(opened), std::move(target)));
                    }});
   }
   return out;

@@ -255,19 +255,30 @@ std::size_t instance_threads(const BackendRegistry& registry, const Suite& suite
   }
 }
 
-std::size_t case_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c) {
-  const auto count = [](const std::string& text) -> std::size_t {
-    try {
-      return std::max<std::size_t>(1, static_cast<std::size_t>(std::stoull(text)));
-    } catch (const std::exception&) {
-      return 1;
-    }
-  };
+namespace {
+
+std::size_t thread_count(const std::string& text) {
+  try {
+    return std::max<std::size_t>(1, static_cast<std::size_t>(std::stoull(text)));
+  } catch (const std::exception&) {  // reported when the case runs
+    return 1;
+  }
+}
+
+}  // namespace
+
+std::size_t case_own_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c) {
   std::size_t threads = instance_threads(registry, suite, c.backend_instance);
-  if (const auto own = c.params.find("threads"); own != c.params.end()) threads = std::max(threads, count(own->second));
+  if (const auto own = c.params.find("threads"); own != c.params.end())
+    threads = std::max(threads, thread_count(own->second));
+  return threads;
+}
+
+std::size_t case_threads(const BackendRegistry& registry, const Suite& suite, const SuiteCase& c) {
+  std::size_t threads = case_own_threads(registry, suite, c);
   for (const InvarianceRequest& contract : c.invariant)
     if (contract.parameter == "threads")
-      for (const std::string& value : contract.values) threads = std::max(threads, count(value));
+      for (const std::string& value : contract.values) threads = std::max(threads, thread_count(value));
   return threads;
 }
 
@@ -434,7 +445,7 @@ bool Runner::check_case_invariance(const Suite& suite, const SuiteCase& c, CaseR
       return kept;
     };
     return detail::invariance_of_case(backend, *instance.instance, instance.settings, c, known_info, options, result,
-                                      open_variant);
+                                      open_variant, options_.claim_cores);
   } catch (const TargetError& e) {
     fail_case(result, Finding::target_error, std::string("invariance check: ") + e.what());
   }

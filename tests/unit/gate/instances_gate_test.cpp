@@ -8,7 +8,9 @@
 //   * the variants of a case parameter (a batch size m) are targets of the case's own instance made
 //     one at a time, none while the case's own target lives: a target of a worker-run backend
 //     holds a worker of its own, so three live targets were three Python workers, each importing
-//     torch; one at a time, the instance's one worker serves them all.
+//     torch; one at a time, the instance's one worker serves them all;
+//   * a variant of several threads claims the cores (RunnerOptions::claim_cores, check --jobs) for
+//     its calls only: not while its library loads, not for the case's own calls.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -76,6 +78,54 @@ class CountingBackend : public Backend {
   bool runs_foreign_code() const override { return false; }
 };
 
+// Claims of the cores (RunnerOptions::claim_cores): taken, and alive now.
+struct Claims {
+  int taken = 0, live = 0;
+};
+Claims& claims() {
+  static Claims counts;
+  return counts;
+}
+
+// Calls and target makes by the library's thread count, and whether the cores were claimed then.
+struct ClaimWatch {
+  std::map<std::string, int> calls_claimed, calls_shared, made_claimed;
+};
+ClaimWatch& claim_watch() {
+  static ClaimWatch watch;
+  return watch;
+}
+
+class ClaimWatchingTarget final : public TreeOracleTarget {
+ public:
+  ClaimWatchingTarget(Tree tree, std::string threads) : TreeOracleTarget(std::move(tree)), threads_(std::move(threads)) {
+    if (claims().live > 0) ++claim_watch().made_claimed[threads_];
+  }
+  void evaluate(const ProbeBatch& batch, std::span<double> outputs) override {
+    record();
+    TreeOracleTarget::evaluate(batch, outputs);
+  }
+  void evaluate(const ValueBatch& batch, std::span<double> outputs) override {
+    record();
+    TreeOracleTarget::evaluate(batch, outputs);
+  }
+
+ private:
+  void record() const { ++(claims().live > 0 ? claim_watch().calls_claimed : claim_watch().calls_shared)[threads_]; }
+  std::string threads_;
+};
+
+class ThreadedInstance : public Instance {
+ public:
+  explicit ThreadedInstance(std::string threads) : threads_(std::move(threads)) {}
+  std::unique_ptr<Target> make_target(const Params& p) const override {
+    return std::make_unique<ClaimWatchingTarget>(left_deep_tree(std::stoul(p.at("n"))), threads_);
+  }
+
+ private:
+  std::string threads_;
+};
+
 // A backend whose library runs `threads` threads (as the blas and python backends' setting).
 class ThreadedBackend : public CountingBackend {
  public:
@@ -83,7 +133,9 @@ class ThreadedBackend : public CountingBackend {
   std::vector<ParamSpec> instance_params() const override {
     return {integer_param("threads", 1, 64, "library threads").defaults_to("1")};
   }
-  std::unique_ptr<BackendInstance> open(const Params&) const override { return std::make_unique<Instance>(); }
+  std::unique_ptr<BackendInstance> open(const Params& p) const override {
+    return std::make_unique<ThreadedInstance>(p.at("threads"));
+  }
 };
 
 const BackendRegistry& registry() {
@@ -184,6 +236,44 @@ TEST_F(RunnerInstances, EveryRunOfARunToRunContractIsAFreshInstance) {
   EXPECT_EQ(opens()["1"], 1 + 3 * 2);
 }
 
+TEST_F(RunnerInstances, AVariantOfSeveralThreadsClaimsTheCoresForItsCallsOnly) {
+  const Suite s = parse_suite("suite: s\nbackends:\n  - name: t\n    use: threaded\ncases:\n"
+                              "  - op: sum\n    n: [10, 12]\n    invariant:\n      threads: [1, 4, 2]\n"
+                              "  - op: sum\n    n: 14\n    invariant:\n      batch: [1, 2]\n",
+                              "s.yaml", registry());
+  ASSERT_EQ(s.cases.size(), 3u);
+  claims() = {};
+  claim_watch() = {};
+  RunnerOptions o = options();
+  o.claim_cores = [] {
+    ++claims().taken;
+    ++claims().live;
+    return std::shared_ptr<void>(static_cast<void*>(&claims()), [](void*) { --claims().live; });
+  };
+  Runner runner(registry(), o);
+  for (const SuiteCase& c : s.cases) {
+    const CaseResult r = runner.update(s, c);
+    ASSERT_EQ(r.status, CaseStatus::created) << r.message;
+    ASSERT_EQ(r.invariance.size(), 1u);
+    EXPECT_TRUE(r.invariance[0].invariant);
+    EXPECT_EQ(claims().live, 0) << "a claim outlived its case (" << c.id << ")";
+  }
+  // One claim per variant of several threads (its one target) in each case over threads, none for
+  // the batch contract.
+  EXPECT_EQ(claims().taken, 4);
+  // The variants' calls all ran with the cores claimed; their libraries loaded without a claim
+  // (both variants are made before either is called: a claim made with the target would have been
+  // alive when the second was made).
+  for (const std::string threads : {"4", "2"}) {
+    EXPECT_GT(claim_watch().calls_claimed[threads], 0) << threads;
+    EXPECT_EQ(claim_watch().calls_shared[threads], 0) << threads;
+    EXPECT_EQ(claim_watch().made_claimed[threads], 0) << threads;
+  }
+  // The cases' own calls (one thread) shared the cores.
+  EXPECT_GT(claim_watch().calls_shared["1"], 0);
+  EXPECT_EQ(claim_watch().calls_claimed["1"], 0);
+}
+
 // What `check --jobs` runs alone and `list` gives CTest as processors: the library's threads, from
 // the instance's resolved `threads` setting (its default too), 1 for a backend without one and for
 // an instance that is not defined.
@@ -207,8 +297,9 @@ TEST(InstanceThreads, ACaseCountsTheThreadsOfItsInvarianceVariants) {
       "s.yaml", registry());
   ASSERT_EQ(s.cases.size(), 3u);
   for (const SuiteCase& c : s.cases) {
-    const std::size_t expected = !c.invariant.empty() ? 4 : c.backend_instance == "two" ? 2 : 1;
-    EXPECT_EQ(case_threads(registry(), s, c), expected) << c.backend_instance << "/" << c.id;
+    const std::size_t own = c.backend_instance == "two" ? 2 : 1;
+    EXPECT_EQ(case_own_threads(registry(), s, c), own) << c.backend_instance << "/" << c.id;
+    EXPECT_EQ(case_threads(registry(), s, c), !c.invariant.empty() ? 4 : own) << c.backend_instance << "/" << c.id;
   }
 }
 
