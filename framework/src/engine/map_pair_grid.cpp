@@ -67,8 +67,8 @@ void MapRevealer::answer_from_pair_grid() {
   for (const PairGridLayout& layout : layouts) {
     const PairGridInputs inputs = pair_grid_inputs(*crossed, n, layout);
     const std::vector<double> out =
-        session_.evaluate_value_grid(Placement::rows, R, inputs.a, inputs.b, inputs.column_factors);
-    stats_.value_inputs -= R;  // probes, not random inputs
+        session_.evaluate_value_grid(Placement::rows, R, inputs.a, inputs.b, inputs.column_factors,
+                                     ProbeSession::ValueInputs::probes);
     ++stats_.pair_grid_calls;
     for (std::size_t r = 0; r < R; ++r)
       for (std::size_t c = 0; c < C; ++c) {

@@ -442,7 +442,8 @@ std::vector<double> ProbeSession::evaluate_values(std::size_t rows, std::span<co
 
 std::vector<double> ProbeSession::evaluate_value_grid(Placement placement, std::size_t inputs,
                                                       std::span<const double> a, std::span<const double> b,
-                                                      std::span<const std::uint32_t> column_factors) {
+                                                      std::span<const std::uint32_t> column_factors,
+                                                      ValueInputs kind) {
   if (inputs == 0 || inputs > lines(placement))
     fail(Finding::inconsistent_structure, "internal: a grid call with " + std::to_string(inputs) +
                                               " random inputs on " +
@@ -454,11 +455,12 @@ std::vector<double> ProbeSession::evaluate_value_grid(Placement placement, std::
   values.column_factors = column_factors;
   values.placement = placement;
   std::vector<double> outputs(info_.grid.size());
-  call_values(std::span<const ValueBatch>(&values, 1), outputs);
+  call_values(std::span<const ValueBatch>(&values, 1), outputs, kind);
   return outputs;
 }
 
-double ProbeSession::call_values(std::span<const ValueBatch> calls, std::span<double> outputs) {
+double ProbeSession::call_values(std::span<const ValueBatch> calls, std::span<double> outputs,
+                                 ValueInputs kind) {
   const auto start = Clock::now();
   std::size_t done = 0;
   try {
@@ -470,7 +472,8 @@ double ProbeSession::call_values(std::span<const ValueBatch> calls, std::span<do
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   stats_.target_seconds += seconds;
   stats_.target_calls += calls.size();
-  for (const ValueBatch& call : calls) stats_.value_inputs += call.rows;
+  if (kind == ValueInputs::values)
+    for (const ValueBatch& call : calls) stats_.value_inputs += call.rows;
   return seconds;
 }
 

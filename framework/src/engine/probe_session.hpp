@@ -78,11 +78,15 @@ class ProbeSession {
   // Evaluates arbitrary inputs (rows x n values of a, shared b), batched. Single-output targets.
   std::vector<double> evaluate_values(std::size_t rows, std::span<const double> a,
                                       std::span<const double> b);
+  // What a value call's inputs are for the stats: values (RevealStats::random_inputs), or probes
+  // written as values (the pair grid's masks, which its caller counts as such).
+  enum class ValueInputs : std::uint8_t { values, probes };
   // Grid targets: one call with input p on row (or column) p, inputs <= the lines of the grid;
   // returns the whole grid, row-major. `column_factors`: ValueBatch::column_factors.
   std::vector<double> evaluate_value_grid(Placement placement, std::size_t inputs,
                                           std::span<const double> a, std::span<const double> b,
-                                          std::span<const std::uint32_t> column_factors = {});
+                                          std::span<const std::uint32_t> column_factors = {},
+                                          ValueInputs kind = ValueInputs::values);
 
   // Lines (rows or columns) of the grid for `placement`.
   std::size_t lines(Placement placement) const {
@@ -119,7 +123,8 @@ class ProbeSession {
   void call_target(Stream& stream, const ProbeBatch& batch, std::span<double> outputs,
                    const ProbeRequest& first);
   // Value calls in one run; returns the seconds it took.
-  double call_values(std::span<const ValueBatch> calls, std::span<double> outputs);
+  double call_values(std::span<const ValueBatch> calls, std::span<double> outputs,
+                     ValueInputs kind = ValueInputs::values);
   // What the target threw, as the engine's diagnostic (`first`: the probe of the failing call).
   [[noreturn]] static void rethrow_target_failure(std::exception_ptr error, const ProbeRequest* first);
   // How many calls of a wave go to the target in one run, from the stream's measured call time.
