@@ -120,6 +120,14 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
                 "is the same)")
       ->group(kEngineGroup);
   command
+      .add_flag("--prove-every-element", e.prove_every_element,
+                "an order map (GEMM, GEMV, a collective's vector) with every element's tree proven in full: "
+                "each element answers every proof pair of its class, n - 1 calls a class along a row (511 for "
+                "sgemm 512^3), so that an element whose order changed in the middle of its tree is found, not "
+                "only by chance; skipped, and the report says so, where the proof would take over 10 minutes "
+                "or the counts are beyond the exact range")
+      ->group(kEngineGroup);
+  command
       .add_flag("--no-alignment-check", e.no_alignment_check,
                 "probe the data at offset 0 from a 64-byte boundary only: no check of whether the order "
                 "depends on where the data lies (update then records no alignment; check leaves it "

@@ -38,6 +38,7 @@ struct EngineOptions {
   double max_seconds = 0.0;              // --max-seconds S: time budget of a reveal / of each case (0: none)
   bool no_sibling_guesses = false;       // --no-sibling-guesses: FPRev's Alg. 4 as published
   bool no_pair_grid = false;             // --no-pair-grid: a GEMM map's probes in rounds only
+  bool prove_every_element = false;      // --prove-every-element: a map's every element proven in full
   double watchdog = 60.0;                // --watchdog S: the least time before a worker is declared hung
   std::size_t worker_memory_mb = 0;      // --worker-memory MB: a worker's resident memory limit (0: half the RAM)
   bool no_alignment_check = false;       // --no-alignment-check: offset 0 only (fprev/alignment.hpp)

@@ -62,6 +62,10 @@ void print_text(std::ostream& out, const TargetInfo& info, const RevealResult& r
   if (s.pair_grid_calls > 0)
     out << "pair grid:     " << s.pair_grid_answers << " probes of the classes' FPRev answered by every l(i,j) measured at "
         << "the elements in " << s.pair_grid_calls << " calls\n";
+  if (s.every_element_proven)
+    out << "element proof: every element answered its class's whole proof, in " << s.element_proof_calls << " calls\n";
+  else if (!s.element_proof_skipped.empty())
+    out << "element proof: not run: " << s.element_proof_skipped << "\n";
   if (s.guesses_proven + s.guesses_failed > 0)
     out << "guesses:       " << s.guesses_proven << " sub-problems guessed from a sibling's shape and proven"
         << (s.guesses_failed > 0 ? ", " + std::to_string(s.guesses_failed) + " revealed after a failed proof" : "")

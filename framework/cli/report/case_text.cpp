@@ -63,10 +63,17 @@ std::optional<Golden> revealed_result(const CaseResult& r) { return golden_of(r,
 // "1000 leaves, depth 9, ..." for one tree, "order map: 2 classes of the 100 x 100 outputs", or
 // "finding nondeterministic".
 std::string result_text(const CaseResult& r) {
-  if (const Tree* tree = r.revealed_tree()) return format_summary(summarize(*tree));
+  // --prove-every-element (a grid): whether every element answered its tree's whole proof, or why not.
+  std::string proof;
+  if (r.stats.every_element_proven)
+    proof = ", every element proven in full";
+  else if (!r.stats.element_proof_skipped.empty())
+    proof = " (not every element proven: " + r.stats.element_proof_skipped + ")";
+  if (const Tree* tree = r.revealed_tree()) return format_summary(summarize(*tree)) + proof;
   if (r.revealed)
     return "order map: " + std::to_string(r.revealed->classes.size()) + " classes of the " +
-           std::to_string(r.revealed->grid.rows) + " x " + std::to_string(r.revealed->grid.columns) + " outputs";
+           std::to_string(r.revealed->grid.rows) + " x " + std::to_string(r.revealed->grid.columns) + " outputs" +
+           proof;
   if (r.diagnostic) return "finding " + std::string(to_string(r.diagnostic->finding));
   return "";
 }

@@ -601,6 +601,9 @@ GridProof prove_grid_map(ProbeSession& session, const OrderMap& map, RevealStats
     MapRevealer checker(session, *element_checks, stats);
     checker.assume(map);
     checker.check_elements(false, kConfirmCheckRounds);
+    // Asked for (check --prove-every-element): every element answers its class's whole proof, so
+    // that an element whose order changed in the middle of its tree fails too, not by chance.
+    checker.prove_every_element_if_asked(false);
   }
   proof.calls_before_verification = stats.target_calls;
   check_fused_nodes_per_class(session, proof.element_class,

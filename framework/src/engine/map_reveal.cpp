@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iomanip>
 #include <map>
 #include <numeric>
 #include <random>
@@ -812,7 +813,31 @@ std::optional<std::size_t> MapRevealer::element_proof_calls() const {
   return calls;
 }
 
-bool MapRevealer::prove_every_element() {
+bool MapRevealer::prove_every_element_if_asked(bool fix) {
+  if (options_.element_proof_summands == 0) return true;
+  const std::optional<std::size_t> calls = element_proof_calls();
+  if (!calls) {
+    stats_.element_proof_skipped = "beyond the exact counting range the elements are not proven one by one";
+    return true;
+  }
+  const double summands = static_cast<double>(*calls) * static_cast<double>(session_.info().grid.size()) *
+                          static_cast<double>(session_.leaves());
+  // The calls so far tell what one costs: a slow library is not held for minutes either.
+  const double seconds = stats_.target_calls == 0 ? 0.0
+                                                  : static_cast<double>(*calls) * stats_.target_seconds /
+                                                        static_cast<double>(stats_.target_calls);
+  if (summands > static_cast<double>(options_.element_proof_summands) || seconds > options_.element_proof_seconds) {
+    std::ostringstream why;
+    why << "proving every element in full would take " << *calls << " calls of the whole grid (about "
+        << std::fixed << std::setprecision(0) << seconds << " s), over the limit";
+    stats_.element_proof_skipped = why.str();
+    return true;
+  }
+  stats_.element_proof_skipped.clear();
+  return prove_every_element(fix);
+}
+
+bool MapRevealer::prove_every_element(bool fix) {
   const std::size_t R = rows_.lines(), C = columns_.lines();
   const std::optional<std::size_t> calls = element_proof_calls();
   if (!calls) return true;
@@ -864,7 +889,7 @@ bool MapRevealer::prove_every_element() {
     stats_.every_element_proven = true;
     return true;
   }
-  divide_by_mismatch(mismatches.front(), true);
+  divide_by_mismatch(mismatches.front(), fix);  // without `fix`: fails there
   for (std::size_t k = 1; k < mismatches.size(); ++k) {
     broadcast_and_split(mismatches[k].request);
     if (classes_[mismatches[k].class_id].alive) restart(mismatches[k].class_id);

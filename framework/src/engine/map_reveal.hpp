@@ -62,9 +62,14 @@ class MapRevealer {
   // a tree, src/engine/confirm.cpp), one pair a call on the rows; a row through several classes
   // carries their proofs one after another. Returns true when every answer is its class's (and
   // sets RevealStats::every_element_proven); otherwise divides the classes as check_elements(true)
-  // does and reveal() must run again. Beyond the exact counting range it proves nothing and
-  // returns true (element_proof_calls() is nullopt there).
-  bool prove_every_element();
+  // does and reveal() must run again (with `fix` false, checking a known map: fails with
+  // verification_failed). Beyond the exact counting range it proves nothing and returns true
+  // (element_proof_calls() is nullopt there).
+  bool prove_every_element(bool fix = true);
+  // prove_every_element() where RevealOptions::element_proof_summands asks for it and its calls
+  // fit that limit and RevealOptions::element_proof_seconds; else RevealStats::element_proof_skipped
+  // says why not, and it returns true.
+  bool prove_every_element_if_asked(bool fix);
   // The calls prove_every_element() takes for the current map; nullopt where it cannot prove.
   std::optional<std::size_t> element_proof_calls() const;
   // Starts from a known map instead of revealing (verify() of a golden map).

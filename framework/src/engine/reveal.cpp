@@ -153,33 +153,6 @@ OrderMap reveal_grid_naive(ProbeSession& session, const RevealOptions& options) 
   return map_of_elements(info.grid, element_class, std::move(trees));
 }
 
-// RevealOptions::element_proof_summands: every element answers its class's whole proof where that
-// fits the limit; false when an element disagreed (its class is divided, and the reveal goes on).
-bool prove_every_element_if_asked(MapRevealer& revealer, const ProbeSession& session,
-                                  const RevealOptions& options, RevealStats& stats) {
-  if (options.element_proof_summands == 0) return true;
-  const std::optional<std::size_t> calls = revealer.element_proof_calls();
-  if (!calls) {
-    stats.element_proof_skipped = "beyond the exact counting range the elements are not proven one by one";
-    return true;
-  }
-  const double summands = static_cast<double>(*calls) * static_cast<double>(session.info().grid.size()) *
-                          static_cast<double>(session.leaves());
-  // The calls so far tell what one costs: a slow library is not held for minutes either.
-  const double seconds = stats.target_calls == 0 ? 0.0
-                                                 : static_cast<double>(*calls) * stats.target_seconds /
-                                                       static_cast<double>(stats.target_calls);
-  if (summands > static_cast<double>(options.element_proof_summands) || seconds > options.element_proof_seconds) {
-    std::ostringstream why;
-    why << "proving every element in full would take " << *calls << " calls of the whole grid (about "
-        << std::fixed << std::setprecision(0) << seconds << " s), over the limit";
-    stats.element_proof_skipped = why.str();
-    return true;
-  }
-  stats.element_proof_skipped.clear();
-  return revealer.prove_every_element();
-}
-
 // `calls_before_verification` receives the target calls made until the map was found. Ends with
 // the final comparison of the determinism input (check_unchanged).
 OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const ValueRecord& determinism,
@@ -196,7 +169,7 @@ OrderMap reveal_grid(ProbeSession& session, const RevealOptions& options, const 
   revealer.use_first_partition(determinism.outputs);
   do {
     revealer.reveal();
-  } while (!revealer.check_elements(true) || !prove_every_element_if_asked(revealer, session, options, stats));
+  } while (!revealer.check_elements(true) || !revealer.prove_every_element_if_asked(true));
   calls_before_verification = stats.target_calls;
   const OrderMap map = revealer.map();
   const std::vector<std::uint32_t> element_class = revealer.element_classes();

@@ -590,7 +590,8 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     // affordable, so that what the report says changed (an order, or the arithmetic under the same
     // trees) stands on proven trees, and update never keeps an element's old tree.
     RevealOptions options_now = reveal_options;
-    if (differing_fingerprints || refuted) options_now.element_proof_summands = kElementProofSummands;
+    if (differing_fingerprints || refuted)
+      options_now.element_proof_summands = std::max(options_now.element_proof_summands, kElementProofSummands);
     RevealResult revealed = reveal(*target, options_now);
     if (refuted && (known->grid == revealed.map.grid) && same_orders(*known, revealed.map))
       fail_inconsistent(*refuted);
@@ -613,7 +614,7 @@ Runner::Outcome Runner::reveal_case(const Suite& suite, const SuiteCase& c, Case
     if (!confirm_golden && target->info().is_grid() && !result.stats.every_element_proven &&
         replaced_golden_disagrees(result.golden_path, revealed.map, result.fingerprints)) {
       result.other_target_calls += result.stats.target_calls + result.fingerprint_stats.target_calls;
-      options_now.element_proof_summands = kElementProofSummands;
+      options_now.element_proof_summands = std::max(options_now.element_proof_summands, kElementProofSummands);
       revealed = reveal(*target, options_now);
       result.stats = revealed.stats;
       record_rank_work(result.stats, work_before);

@@ -610,7 +610,8 @@ struct GridChange {
   std::string what;
   std::size_t row, rows, column, columns;
 };
-bool confirmation_fails(const Tree& tree, const Tree& other, std::size_t R, std::size_t C, const GridChange& change) {
+bool confirmation_fails(const Tree& tree, const Tree& other, std::size_t R, std::size_t C, const GridChange& change,
+                        const RevealOptions& options = {}, RevealStats* stats = nullptr) {
   GridOracleTarget golden({R, C}, {tree}, [](std::size_t, std::size_t) { return std::size_t{0}; });
   GridOracleTarget target({R, C}, {tree, other}, [&](std::size_t r, std::size_t c) {
     const bool inside = r >= change.row && r < change.row + change.rows && c >= change.column &&
@@ -618,7 +619,8 @@ bool confirmation_fails(const Tree& tree, const Tree& other, std::size_t R, std:
     return std::size_t{inside ? 1u : 0u};
   });
   try {
-    confirm(target, golden.truth());
+    const RevealStats passed = confirm(target, golden.truth(), options);
+    if (stats != nullptr) *stats = passed;
   } catch (const RevealFailure& e) {
     return e.diagnostic().finding == Finding::verification_failed;
   }
@@ -673,6 +675,37 @@ TEST(Confirm, AnElementOrABlockWhoseFirstOrLastSummandsMovedFailsTheConfirmation
           }
         }
       }
+}
+
+// One element whose summands traded places in the middle of its tree: the confirmation's sampled
+// checks find it by chance only (docs/limits.md: a drifting BLAS's 30 and 31 passed `check`). With
+// RevealOptions::element_proof_summands (check --prove-every-element) every element answers its
+// class's whole proof after the checks, and each such element fails the confirmation, wherever it
+// lies; an unchanged grid is confirmed with every element proven.
+TEST(Confirm, WithEveryElementProvenAChangeInTheMiddleOfOneElementsTreeFailsTheConfirmation) {
+  const std::size_t n = 48, R = 12, C = 10;
+  RevealOptions prove;
+  prove.element_proof_summands = std::uint64_t{1} << 30;
+  std::size_t missed_without = 0, tried = 0;
+  for (const auto& [name, tree] : kernel_shapes(n))
+    for (const auto& [x, y] : std::vector<std::pair<std::size_t, std::size_t>>{{30, 31}, {20, 21}, {10, 40}}) {
+      const Tree other = with_leaves_swapped(tree, x, y);
+      if (other == tree) continue;
+      for (std::size_t row = 1; row < R; row += 4)
+        for (std::size_t column = 2; column < C; column += 3) {
+          const GridChange change{"an element", row, 1, column, 1};
+          EXPECT_TRUE(confirmation_fails(tree, other, R, C, change, prove))
+              << name << " with leaves " << x << " and " << y << " swapped at (" << row << ", " << column << ")";
+          ++tried;
+          if (!confirmation_fails(tree, other, R, C, change)) ++missed_without;
+        }
+    }
+  // Why the option exists: the sampled checks alone pass many of these (35 of 90 when written).
+  EXPECT_GT(missed_without, 0u) << "of " << tried;
+  RevealStats stats;
+  EXPECT_FALSE(confirmation_fails(lanes_tree(n, 8), lanes_tree(n, 8), R, C, {"nothing", 0, 0, 0, 0}, prove, &stats));
+  EXPECT_TRUE(stats.every_element_proven);
+  EXPECT_EQ(stats.element_proof_calls, n - 1);  // one class: its proof pairs, one a call on the rows
 }
 
 // What the confirmation costs for it (a 64 x 64 grid of one class, columns placed): the random
