@@ -125,7 +125,9 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
                 "each element answers every proof pair of its class, n - 1 calls a class along a row (511 for "
                 "sgemm 512^3), so that an element whose order changed in the middle of its tree is found, not "
                 "only by chance; skipped, and the report says so, where the proof would take over 10 minutes "
-                "or the counts are beyond the exact range")
+                "or the counts are beyond the exact range (FPREV_PROVE_EVERY_ELEMENT=1: the same, e.g. for a "
+                "nightly ctest -L reproducibility)")
+      ->envname("FPREV_PROVE_EVERY_ELEMENT")
       ->group(kEngineGroup);
   command
       .add_flag("--no-alignment-check", e.no_alignment_check,
