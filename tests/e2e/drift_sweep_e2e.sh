@@ -129,6 +129,10 @@ unset DRIFT_BLAS_SWAP DRIFT_BLAS_ROWS DRIFT_BLAS_COLUMNS
 "$FG" check --suites suites --golden golden --no-alignment-check --prove-every-element >proven-same.txt 2>&1
 expect_status 0 $? "check --prove-every-element passes without the drift"
 expect_in "every element proven in full" proven-same.txt "the report says every element was proven"
+FPREV_PROVE_EVERY_ELEMENT=1 DRIFT_BLAS_SWAP=30,31 DRIFT_BLAS_ROWS=19-19 DRIFT_BLAS_COLUMNS=17-17 \
+  "$FG" check --suites suites --suite sweep-gemm --golden golden --no-alignment-check >proven-env.txt 2>&1
+expect_status 1 $? "FPREV_PROVE_EVERY_ELEMENT=1 asks for the same proof"
+expect_in "row 19 x column 17" proven-env.txt "FPREV_PROVE_EVERY_ELEMENT=1: check names the element"
 "$FG" check --suites suites --golden golden --no-alignment-check >again.txt 2>&1
 expect_status 0 $? "check passes again without the drift"
 finish drift-sweep

@@ -150,5 +150,19 @@ TEST(CaseText, PassedCasesPrintNothing) {
   EXPECT_EQ(out.str(), "");
 }
 
+// --prove-every-element: a map's line says whether every element answered its tree's whole proof,
+// or why it did not (never silently the sampled checks alone).
+TEST(CaseText, AMapsLineSaysWhetherEveryElementWasProven) {
+  CaseResult r = result(CaseStatus::passed);
+  r.revealed = OrderMap::uniform(OutputGrid{4, 3}, parse_sexpr("((0 1) 2)"));
+  EXPECT_EQ(case_detail(r).find("proven"), std::string::npos) << case_detail(r);
+  r.stats.every_element_proven = true;
+  EXPECT_NE(case_detail(r).find("every element proven in full"), std::string::npos) << case_detail(r);
+  r.stats.every_element_proven = false;
+  r.stats.element_proof_skipped = "beyond the exact counting range the elements are not proven one by one";
+  EXPECT_NE(case_detail(r).find("(not every element proven: beyond the exact counting range"), std::string::npos)
+      << case_detail(r);
+}
+
 }  // namespace
 }  // namespace fprev::cli
