@@ -884,6 +884,7 @@ bool MapRevealer::prove_every_element(bool fix) {
       }
     }
     stats_.verified_probes += R;
+    if (!fix && !mismatches.empty()) break;  // checking a known map: the first disagreement is the verdict
   }
   if (mismatches.empty()) {
     stats_.every_element_proven = true;
