@@ -53,8 +53,8 @@ class CoreShares {
 // share and wait to run alone while a claim's token lives, then share again.
 class CaseCores {
  public:
-  CaseCores(CoreShares& shares, bool alone) : shares_(shares), alone_(alone) { shares_.enter(alone_); }
-  ~CaseCores() { shares_.leave(alone_); }  // every token of claim() is gone by then
+  // Every token of claim() must be gone before the CaseCores is.
+  CaseCores(CoreShares& shares, bool alone) : hold_(shares, alone), shares_(shares), alone_(alone) {}
   CaseCores(const CaseCores&) = delete;
   CaseCores& operator=(const CaseCores&) = delete;
 
@@ -65,6 +65,7 @@ class CaseCores {
  private:
   void release();
 
+  CoreShares::Hold hold_;  // the case's share, or the cores alone
   CoreShares& shares_;
   const bool alone_;
   std::mutex mutex_;        // serializes claims and releases, so a share is left and taken back once
