@@ -6,6 +6,7 @@
 
 #include "backend_options.hpp"
 #include "commands.hpp"
+#include "commands/engine_options.hpp"
 #include "exit_guard.hpp"
 #include "suggest.hpp"
 #include "validators.hpp"
@@ -124,9 +125,10 @@ void add_engine_options(CLI::App& command, EngineOptions& e, bool seed_alias) {
                 "an order map (GEMM, GEMV, a collective's vector) with every element's tree proven in full: "
                 "each element answers every proof pair of its class, n - 1 calls a class along a row (511 for "
                 "sgemm 512^3), so that an element whose order changed in the middle of its tree is found, not "
-                "only by chance; skipped, and the report says so, where the proof would take over 10 minutes "
-                "or the counts are beyond the exact range (FPREV_PROVE_EVERY_ELEMENT=1: the same, e.g. for a "
-                "nightly ctest -L reproducibility)")
+                "only by chance; skipped, and the report says so, where the proof would take over " +
+                    std::to_string(static_cast<int>(kAskedElementProofSeconds / 60.0)) +
+                    " minutes or the counts are beyond the exact range (FPREV_PROVE_EVERY_ELEMENT=1: the same, "
+                    "e.g. for a nightly ctest -L reproducibility)")
       ->envname("FPREV_PROVE_EVERY_ELEMENT")
       ->group(kEngineGroup);
   command
